@@ -1,0 +1,112 @@
+import { parseArgs } from 'node:util';
+import { INPUT_DIALECTS } from '../dialects/detect.js';
+import type { InputDialect } from '../dialects/detect.js';
+
+export type OutputMode = 'auto' | 'otlp' | 'terminal';
+
+export interface CommonOptions {
+  readonly dialect: InputDialect;
+  readonly output: OutputMode;
+  readonly agentName: string | undefined;
+  readonly captureContent: boolean | undefined;
+  readonly quiet: boolean;
+}
+
+export type Command =
+  | {
+      readonly name: 'ingest';
+      readonly files: readonly string[];
+      readonly strict: boolean;
+      readonly common: CommonOptions;
+    }
+  | { readonly name: 'demo'; readonly runs: number; readonly common: CommonOptions }
+  | { readonly name: 'help' }
+  | { readonly name: 'version' };
+
+/** A bad flag: the CLI prints the message on one line and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export const USAGE = `Usage: agent-otel-bridge <command> [options]
+
+Commands:
+  ingest [FILE…]    Map NDJSON agent events from files or stdin ('-' or none) to OpenTelemetry
+  demo              Generate realistic agent runs and send them through the same path
+  help              Show this help
+
+Options:
+  --dialect NAME        Input dialect: ${INPUT_DIALECTS.join(' | ')} (default auto)
+  --strict              ingest: exit 1 when any line was rejected
+  --runs N              demo: how many runs to generate (default 6)
+  --output MODE         auto | otlp | terminal (default auto: OTLP when configured or a collector
+                        listens on localhost:4318, else a trace tree in the terminal)
+  --agent-name NAME     gen_ai.agent.name for every run
+  --capture-content     Capture outputs and tool arguments/results (scrubbed, truncated)
+  --quiet               Print only errors
+  --version             Print the version
+
+Export follows the standard environment: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL
+(http/protobuf, http/json), OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
+OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT.`;
+
+export function parseCommand(argv: readonly string[]): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        dialect: { type: 'string' },
+        strict: { type: 'boolean' },
+        runs: { type: 'string' },
+        output: { type: 'string' },
+        'agent-name': { type: 'string' },
+        'capture-content': { type: 'boolean' },
+        quiet: { type: 'boolean', short: 'q' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.version === true) return { name: 'version' };
+  const [name, ...rest] = positionals;
+  if (values.help === true || name === undefined || name === 'help') return { name: 'help' };
+  const dialect = values.dialect ?? 'auto';
+  if (!(INPUT_DIALECTS as readonly string[]).includes(dialect)) {
+    throw new UsageError(`--dialect must be one of ${INPUT_DIALECTS.join(', ')}, got ${dialect}`);
+  }
+  const output = values.output ?? 'auto';
+  if (output !== 'auto' && output !== 'otlp' && output !== 'terminal') {
+    throw new UsageError(`--output must be auto, otlp or terminal, got ${output}`);
+  }
+  const common: CommonOptions = {
+    dialect: dialect as InputDialect,
+    output,
+    agentName: values['agent-name'],
+    captureContent: values['capture-content'],
+    quiet: values.quiet === true,
+  };
+  switch (name) {
+    case 'ingest':
+      return {
+        name,
+        files: rest.length === 0 ? ['-'] : rest,
+        strict: values.strict === true,
+        common,
+      };
+    case 'demo': {
+      if (rest.length > 0) throw new UsageError(`demo takes no arguments, got ${rest.join(' ')}`);
+      const runs = values.runs === undefined ? 6 : Number(values.runs);
+      if (!Number.isSafeInteger(runs) || runs < 1)
+        throw new UsageError(`--runs must be a positive integer, got ${values.runs}`);
+      return { name, runs, common };
+    }
+    default:
+      throw new UsageError(`unknown command ${name}; try 'agent-otel-bridge help'`);
+  }
+}

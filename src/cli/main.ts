@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { ConfigError } from '../config.js';
+import { createDemoLines } from '../sources/demo-runs.js';
+import { readLines } from '../sources/ndjson-lines.js';
+import type { InputLine } from '../sources/ndjson-lines.js';
+import { PACKAGE_VERSION } from '../version.js';
+import { parseCommand, UsageError, USAGE } from './args.js';
+import type { Command } from './args.js';
+import { runPipeline } from './pipeline.js';
+import type { Input, Io } from './pipeline.js';
+
+async function main(argv: readonly string[]): Promise<number> {
+  let command: Command;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`agent-otel-bridge: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  const io: Io = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    progress: process.stderr.isTTY,
+  };
+  switch (command.name) {
+    case 'help':
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    case 'version':
+      process.stdout.write(`${PACKAGE_VERSION}\n`);
+      return 0;
+    case 'ingest': {
+      const inputs: Input[] = command.files.map((file) => ({
+        name: file === '-' ? 'stdin' : file,
+        lines: readLines(file === '-' ? (process.stdin as Readable) : createReadStream(file)),
+      }));
+      const rejected = await runPipeline(io, command.common, 'ingest', inputs);
+      return command.strict && rejected > 0 ? 1 : 0;
+    }
+    case 'demo': {
+      const lines = createDemoLines(command.runs);
+      const common = { ...command.common, agentName: command.common.agentName ?? 'demo-agent' };
+      await runPipeline(io, common, 'demo', [{ name: 'demo', lines: toInputLines(lines) }]);
+      return 0;
+    }
+  }
+}
+
+function* toInputLines(lines: readonly string[]): Generator<InputLine> {
+  let lineNumber = 0;
+  for (const text of lines) yield { ok: true, lineNumber: ++lineNumber, text };
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`agent-otel-bridge: ${message}\n`);
+    process.exit(error instanceof ConfigError ? 2 : 1);
+  },
+);

@@ -1,0 +1,134 @@
+import type { HrTime } from '@opentelemetry/api';
+
+/**
+ * The canonical agent event: what every dialect is parsed into and what the sink maps.
+ * Modelled on behest's `AgentEvent` (17 variants), with camelCase fields and times as
+ * `HrTime` (seconds and nanoseconds since the epoch).
+ */
+export type AgentEvent =
+  | RunStarted
+  | ContextBuilt
+  | ModelStarted
+  | TextDelta
+  | ToolCallStarted
+  | ToolCallDelta
+  | ToolCallCompleted
+  | ToolExecutionStarted
+  | ToolExecutionFinished
+  | AssistantMessageCommitted
+  | ToolMessageCommitted
+  | UsageRecorded
+  | RunCompleted
+  | RunFailed
+  | RunCancelled
+  | DoomLoopDetected
+  | CompactionCircuitOpened;
+
+export type AgentEventType = AgentEvent['type'];
+
+interface EventBase {
+  /** The run this event belongs to. */
+  readonly runId: string;
+  /** When the runtime emitted the event. */
+  readonly time: HrTime;
+}
+
+export interface RunStarted extends EventBase {
+  readonly type: 'RunStarted';
+  readonly sessionId?: string | undefined;
+  readonly provider?: string | undefined;
+  readonly model?: string | undefined;
+}
+export interface ContextBuilt extends EventBase {
+  readonly type: 'ContextBuilt';
+  readonly messageCount: number;
+}
+export interface ModelStarted extends EventBase {
+  readonly type: 'ModelStarted';
+  /** 1-based. */
+  readonly iteration: number;
+  readonly provider?: string | undefined;
+  readonly model?: string | undefined;
+}
+export interface TextDelta extends EventBase {
+  readonly type: 'TextDelta';
+  readonly delta: string;
+}
+export interface ToolCallStarted extends EventBase {
+  readonly type: 'ToolCallStarted';
+  readonly callId: string;
+  readonly toolName: string;
+}
+export interface ToolCallDelta extends EventBase {
+  readonly type: 'ToolCallDelta';
+  readonly callId: string;
+  readonly delta: string;
+}
+export interface ToolCallCompleted extends EventBase {
+  readonly type: 'ToolCallCompleted';
+  readonly callId: string;
+  readonly toolName: string;
+  /** Parsed JSON arguments. */
+  readonly arguments: unknown;
+}
+export interface ToolExecutionStarted extends EventBase {
+  readonly type: 'ToolExecutionStarted';
+  readonly callId: string;
+  readonly toolName: string;
+}
+export type ToolResult =
+  { readonly ok: true; readonly output: unknown } | { readonly ok: false; readonly error: string };
+export interface ToolExecutionFinished extends EventBase {
+  readonly type: 'ToolExecutionFinished';
+  readonly callId: string;
+  readonly toolName: string;
+  readonly result: ToolResult;
+  readonly durationMs?: number | undefined;
+}
+export interface AssistantMessageCommitted extends EventBase {
+  readonly type: 'AssistantMessageCommitted';
+  readonly messageId?: string | undefined;
+}
+export interface ToolMessageCommitted extends EventBase {
+  readonly type: 'ToolMessageCommitted';
+  readonly messageId?: string | undefined;
+}
+export interface TokenUsage {
+  readonly inputTokens?: number | undefined;
+  readonly outputTokens?: number | undefined;
+  readonly cacheReadInputTokens?: number | undefined;
+  readonly cacheCreationInputTokens?: number | undefined;
+}
+export interface UsageRecorded extends EventBase {
+  readonly type: 'UsageRecorded';
+  readonly usage: TokenUsage;
+}
+export interface RunCompleted extends EventBase {
+  readonly type: 'RunCompleted';
+  readonly finishReason?: string | undefined;
+  readonly iterations?: number | undefined;
+}
+export interface RunFailed extends EventBase {
+  readonly type: 'RunFailed';
+  readonly error: string;
+}
+export interface RunCancelled extends EventBase {
+  readonly type: 'RunCancelled';
+}
+export interface DoomLoopDetected extends EventBase {
+  readonly type: 'DoomLoopDetected';
+  readonly description: string;
+}
+export interface CompactionCircuitOpened extends EventBase {
+  readonly type: 'CompactionCircuitOpened';
+  readonly consecutiveFailures: number;
+}
+
+/** The events that end a run. */
+export type TerminalEvent = RunCompleted | RunFailed | RunCancelled;
+
+export function isTerminal(event: AgentEvent): event is TerminalEvent {
+  return (
+    event.type === 'RunCompleted' || event.type === 'RunFailed' || event.type === 'RunCancelled'
+  );
+}

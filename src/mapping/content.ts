@@ -1,0 +1,30 @@
+import type { Scrubber } from './scrub.js';
+
+/**
+ * Prepares captured content for an attribute: serialized when it is not text, scrubbed, then
+ * cut to at most `maxBytes` UTF-8 bytes (never inside a character) with a marker saying so.
+ */
+export function toContentAttribute(value: unknown, maxBytes: number, scrub: Scrubber): string {
+  const text = typeof value === 'string' ? value : safeStringify(value);
+  return truncateUtf8(scrub(text), maxBytes);
+}
+
+const MARKER = '…[truncated]';
+
+export function truncateUtf8(text: string, maxBytes: number): string {
+  if (text.length * 3 <= maxBytes) return text;
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= maxBytes) return text;
+  const budget = Math.max(0, maxBytes - Buffer.byteLength(MARKER));
+  let cut = Buffer.from(text).subarray(0, budget).toString('utf8');
+  if (cut.endsWith('\uFFFD')) cut = cut.slice(0, -1);
+  return `${cut}${MARKER}`;
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,69 @@
+import type { Context, HrTime, Span } from '@opentelemetry/api';
+import type { DialectName } from '../dialects/parse-result.js';
+import type { ModelIdentity } from './metrics.js';
+
+/** Mutable model identity of a run or call (a lazily opened run learns it later). */
+export interface MutableModel {
+  provider: string | undefined;
+  model: string | undefined;
+}
+
+export interface IterationRecord {
+  readonly number: number;
+  readonly span: Span;
+  /** Context with the iteration span active: the parent of its chat and tool spans. */
+  readonly context: Context;
+}
+
+export interface ChatRecord {
+  readonly span: Span;
+  readonly iteration: number;
+  readonly start: HrTime;
+  readonly model: ModelIdentity;
+  firstChunk: HrTime | undefined;
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+  cacheReadTokens: number | undefined;
+  cacheCreationTokens: number | undefined;
+  /** Streamed text, kept only when content capture is on. */
+  text: string;
+}
+
+export interface ToolRecord {
+  readonly span: Span;
+  readonly callId: string;
+  readonly name: string;
+  readonly start: HrTime;
+}
+
+/** Everything the bridge remembers about one open run. */
+export interface RunRecord {
+  readonly runId: string;
+  readonly traceId: string;
+  readonly dialect: DialectName;
+  readonly span: Span;
+  /** Context with the run span active: the parent of its iterations. */
+  readonly context: Context;
+  readonly start: HrTime;
+  readonly synthesized: boolean;
+  readonly model: MutableModel;
+  conversationId: string | undefined;
+  /** Latest event time seen; an abandoned run ends here. */
+  lastSeen: HrTime;
+  /** Wall-clock milliseconds of the last event, for the idle timeout. */
+  lastActivityMillis: number;
+  iteration: IterationRecord | undefined;
+  chat: ChatRecord | undefined;
+  pendingMessageCount: number | undefined;
+  highestIteration: number;
+  iterationCount: number;
+  readonly tools: Map<string, ToolRecord>;
+  readonly finishedTools: Set<string>;
+  /** Captured tool arguments by call id (content capture only). */
+  readonly toolArguments: Map<string, string>;
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+  sawDoomLoop: boolean;
+  /** Keys of the events applied so far, to recognise exact duplicates. */
+  readonly seen: Set<string>;
+}

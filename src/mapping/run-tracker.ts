@@ -1,0 +1,220 @@
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
+import type { AgentEvent, TerminalEvent } from '../events/agent-event.js';
+import { isTerminal } from '../events/agent-event.js';
+import { maxHrTime } from '../events/hr-time.js';
+import type { DialectName } from '../dialects/parse-result.js';
+import { applyEvent } from './apply-event.js';
+import { eventKey } from './event-key.js';
+import { toTraceId } from './ids.js';
+import { agentMetricAttributes } from './metrics.js';
+import { endRun } from './run-end.js';
+import type { RunEnding } from './run-end.js';
+import type { RunRecord } from './run-state.js';
+import * as S from './semconv.js';
+import { SpanKind, startSpan } from './spans.js';
+import type { TrackerContext } from './tracker-context.js';
+import { toRunErrorType } from './error-class.js';
+
+/** What the tracker did with one event. */
+export type TrackOutcome =
+  | { readonly outcome: 'accepted' }
+  | {
+      readonly outcome: 'late' | 'duplicate' | 'rejected';
+      readonly reason: string;
+      readonly message: string;
+    };
+
+/** Why a run was ended as abandoned. */
+export type EvictionReason = 'idle_timeout' | 'capacity' | 'shutdown' | 'end_of_input';
+
+/** Per-run state and lifecycle: turns a stream of events for many runs into spans and metrics. */
+export class RunTracker {
+  // Insertion order is activity order: a run is moved to the end on each event (LRU).
+  private readonly runs = new Map<string, RunRecord>();
+  // Finished runs → key of their terminal event, to tell duplicates from late events.
+  private readonly finished = new Map<string, string>();
+  /** Runs ended so far, by outcome. */
+  readonly outcomes: Record<RunEnding['outcome'], number> = {
+    completed: 0,
+    failed: 0,
+    cancelled: 0,
+    abandoned: 0,
+  };
+
+  constructor(private readonly ctx: TrackerContext) {}
+
+  get openRuns(): number {
+    return this.runs.size;
+  }
+
+  track(event: AgentEvent, dialect: DialectName): TrackOutcome {
+    const key = eventKey(event);
+    const terminalKey = this.finished.get(event.runId);
+    if (terminalKey !== undefined) {
+      return key === terminalKey
+        ? {
+            outcome: 'duplicate',
+            reason: 'duplicate_event',
+            message: `duplicate ${event.type} for finished run ${event.runId}`,
+          }
+        : {
+            outcome: 'late',
+            reason: 'run_finished',
+            message: `${event.type} after run ${event.runId} finished`,
+          };
+    }
+    let run = this.runs.get(event.runId);
+    if (run !== undefined) {
+      if (run.seen.has(key)) {
+        return {
+          outcome: 'duplicate',
+          reason: 'duplicate_event',
+          message: `duplicate ${event.type} for run ${event.runId}`,
+        };
+      }
+      this.runs.delete(event.runId);
+      this.runs.set(event.runId, run);
+    } else {
+      run = this.open(event, dialect);
+      if (event.type === 'RunStarted') return { outcome: 'accepted' };
+    }
+    run.lastSeen = maxHrTime(run.lastSeen, event.time);
+    run.lastActivityMillis = this.ctx.now();
+    if (isTerminal(event)) {
+      this.finish(run, toEnding(this.ctx, run, event), key);
+      return { outcome: 'accepted' };
+    }
+    const applied = applyEvent(this.ctx, run, event);
+    if (applied.outcome === 'accepted') run.seen.add(key);
+    return applied;
+  }
+
+  /** Ends runs that saw no event for longer than the idle timeout. */
+  abandonIdle(): number {
+    const cutoff = this.ctx.now() - this.ctx.idleTimeoutMillis;
+    let count = 0;
+    for (const run of this.runs.values()) {
+      if (run.lastActivityMillis > cutoff) break;
+      this.abandon(run, 'idle_timeout');
+      count += 1;
+    }
+    return count;
+  }
+
+  /** Ends every open run as abandoned (end of input, shutdown). */
+  abandonAll(reason: EvictionReason): number {
+    const open = [...this.runs.values()];
+    for (const run of open) this.abandon(run, reason);
+    return open.length;
+  }
+
+  private open(event: AgentEvent, dialect: DialectName): RunRecord {
+    if (this.runs.size >= this.ctx.maxOpenRuns) {
+      const oldest = this.runs.values().next();
+      if (oldest.done !== true) this.abandon(oldest.value, 'capacity');
+    }
+    const parent = this.ctx.parentContext;
+    const parentTraceId = parent === undefined ? undefined : trace.getSpanContext(parent)?.traceId;
+    const traceId = parentTraceId ?? toTraceId(dialect, event.runId);
+    const started = event.type === 'RunStarted' ? event : undefined;
+    const attributes: Attributes = {
+      [S.ATTR_GEN_AI_OPERATION_NAME]: S.GEN_AI_OPERATION_INVOKE_AGENT,
+      [S.ATTR_AGENT_RUN_ID]: event.runId,
+    };
+    const provider =
+      started?.provider ?? (event.type === 'ModelStarted' ? event.provider : undefined);
+    const model = started?.model ?? (event.type === 'ModelStarted' ? event.model : undefined);
+    if (provider !== undefined) attributes[S.ATTR_GEN_AI_PROVIDER_NAME] = provider;
+    if (model !== undefined) attributes[S.ATTR_GEN_AI_REQUEST_MODEL] = model;
+    if (started?.sessionId !== undefined)
+      attributes[S.ATTR_GEN_AI_CONVERSATION_ID] = started.sessionId;
+    if (this.ctx.agentName !== undefined) attributes[S.ATTR_GEN_AI_AGENT_NAME] = this.ctx.agentName;
+    if (started === undefined) attributes[S.ATTR_AGENT_RUN_SYNTHESIZED] = true;
+    const name =
+      this.ctx.agentName === undefined
+        ? S.GEN_AI_OPERATION_INVOKE_AGENT
+        : `${S.GEN_AI_OPERATION_INVOKE_AGENT} ${this.ctx.agentName}`;
+    const { span, context } = startSpan({
+      tracer: this.ctx.tracer,
+      name,
+      kind: SpanKind.INTERNAL,
+      parent: parent ?? ROOT_CONTEXT,
+      traceId,
+      role: 'run',
+      startTime: event.time,
+      attributes,
+      rootTrace: parent === undefined,
+    });
+    const run: RunRecord = {
+      runId: event.runId,
+      traceId,
+      dialect,
+      span,
+      context,
+      start: event.time,
+      synthesized: started === undefined,
+      model: { provider, model },
+      conversationId: started?.sessionId,
+      lastSeen: event.time,
+      lastActivityMillis: this.ctx.now(),
+      iteration: undefined,
+      chat: undefined,
+      pendingMessageCount: undefined,
+      highestIteration: -1,
+      iterationCount: 0,
+      tools: new Map(),
+      finishedTools: new Set(),
+      toolArguments: new Map(),
+      inputTokens: undefined,
+      outputTokens: undefined,
+      sawDoomLoop: false,
+      seen: new Set(),
+    };
+    if (started !== undefined) run.seen.add(eventKey(started));
+    this.runs.set(event.runId, run);
+    this.ctx.instruments.runsActive.add(1, agentMetricAttributes(this.ctx.agentName));
+    return run;
+  }
+
+  private abandon(run: RunRecord, reason: EvictionReason): void {
+    this.finish(
+      run,
+      { outcome: 'abandoned', time: run.lastSeen, errorType: 'abandoned' },
+      undefined,
+    );
+    this.ctx.instruments.runsEvicted.add(1, { [S.ATTR_AGENT_BRIDGE_REASON]: reason });
+  }
+
+  private finish(run: RunRecord, ending: RunEnding, terminalKey: string | undefined): void {
+    this.runs.delete(run.runId);
+    endRun(this.ctx, run, ending);
+    this.outcomes[ending.outcome] += 1;
+    this.finished.set(run.runId, terminalKey ?? '');
+    if (this.finished.size > this.ctx.finishedRunMemory) {
+      const oldest = this.finished.keys().next();
+      if (oldest.done !== true) this.finished.delete(oldest.value);
+    }
+  }
+}
+
+function toEnding(ctx: TrackerContext, run: RunRecord, event: TerminalEvent): RunEnding {
+  switch (event.type) {
+    case 'RunCompleted':
+      return {
+        outcome: 'completed',
+        time: event.time,
+        ...(event.finishReason === undefined ? {} : { finishReason: event.finishReason }),
+        ...(event.iterations === undefined ? {} : { iterations: event.iterations }),
+      };
+    case 'RunFailed':
+      return {
+        outcome: 'failed',
+        time: event.time,
+        errorType: toRunErrorType(event.error, run.sawDoomLoop),
+        errorMessage: ctx.scrub(event.error),
+      };
+    case 'RunCancelled':
+      return { outcome: 'cancelled', time: event.time };
+  }
+}

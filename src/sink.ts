@@ -1,0 +1,202 @@
+import { diag, metrics, trace } from '@opentelemetry/api';
+import type { Attributes, MeterProvider, TracerProvider } from '@opentelemetry/api';
+import { resolveConfig } from './config.js';
+import type { AgentOtelSinkOptions } from './config.js';
+import { parseLine } from './dialects/detect.js';
+import type { InputDialect } from './dialects/detect.js';
+import type { DialectName } from './dialects/parse-result.js';
+import type { AgentEvent } from './events/agent-event.js';
+import { createInstruments } from './mapping/metrics.js';
+import { RunTracker } from './mapping/run-tracker.js';
+import type { EvictionReason } from './mapping/run-tracker.js';
+import { createScrubber } from './mapping/scrub.js';
+import * as S from './mapping/semconv.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
+
+export type EventOutcome = 'accepted' | 'rejected' | 'ignored' | 'late' | 'duplicate';
+
+/** What the sink did with one input. */
+export interface HandleResult {
+  readonly outcome: EventOutcome;
+  readonly dialect: DialectName | 'unknown';
+  /** Short code (also the `agent_bridge.reason` metric attribute) when not accepted. */
+  readonly reason?: string;
+  /** One human-readable line when not accepted. */
+  readonly message?: string;
+  /** Dotted field path of a schema rejection, e.g. `RunStarted.timestamp`. */
+  readonly path?: string;
+  /** The run the input belonged to, when it could be read. */
+  readonly runId?: string;
+}
+
+export interface SinkStats {
+  readonly events: Readonly<Record<EventOutcome, number>>;
+  readonly runs: { readonly open: number } & Readonly<
+    Record<'completed' | 'failed' | 'cancelled' | 'abandoned', number>
+  >;
+}
+
+export interface AgentOtelSink {
+  /** Maps one canonical event. Never throws. */
+  handle(event: AgentEvent): HandleResult;
+  /** Parses one line of JSON in a dialect and maps it. Never throws. */
+  handleJson(line: string, dialect?: InputDialect): HandleResult;
+  /** Counts an input the caller rejected before parsing (an oversize line, invalid UTF-8). */
+  reject(reason: string, message: string): HandleResult;
+  /** Ends every open run as abandoned (e.g. at the end of a finite input). Returns how many. */
+  endOpenRuns(reason?: Extract<EvictionReason, 'end_of_input' | 'shutdown'>): number;
+  /** Counts so far, for progress displays. */
+  stats(): SinkStats;
+  /** Exports what has ended so far through the providers' processors and readers. */
+  flush(): Promise<void>;
+  /** Ends open runs as abandoned, stops timers and flushes. Providers stay the caller's. */
+  shutdown(): Promise<void>;
+}
+
+const log = diag.createComponentLogger({ namespace: PACKAGE_NAME });
+
+/** Creates the event sink. Registers nothing globally; throws `ConfigError` on bad options only. */
+export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOtelSink {
+  const config = resolveConfig(options);
+  const tracerProvider = config.tracerProvider ?? trace.getTracerProvider();
+  const meterProvider = config.meterProvider ?? metrics.getMeterProvider();
+  const instruments = createInstruments(meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION));
+  const tracker = new RunTracker({
+    tracer: tracerProvider.getTracer(PACKAGE_NAME, PACKAGE_VERSION),
+    instruments,
+    scrub: createScrubber(config.scrubPatterns),
+    agentName: config.agentName,
+    parentContext: config.parentContext,
+    captureContent: config.captureContent,
+    maxContentBytes: config.maxContentBytes,
+    idleTimeoutMillis: config.idleTimeoutMillis,
+    maxOpenRuns: config.maxOpenRuns,
+    finishedRunMemory: config.finishedRunMemory,
+    now: config.now,
+  });
+  const events: Record<EventOutcome, number> = {
+    accepted: 0,
+    rejected: 0,
+    ignored: 0,
+    late: 0,
+    duplicate: 0,
+  };
+  let idleTimer: ReturnType<typeof setInterval> | undefined;
+  let closed = false;
+
+  const count = (result: HandleResult): HandleResult => {
+    events[result.outcome] += 1;
+    const attributes: Attributes = {
+      [S.ATTR_AGENT_BRIDGE_DIALECT]: result.dialect,
+      [S.ATTR_AGENT_BRIDGE_EVENT_OUTCOME]: result.outcome,
+    };
+    if (result.reason !== undefined) attributes[S.ATTR_AGENT_BRIDGE_REASON] = result.reason;
+    instruments.bridgeEvents.add(1, attributes);
+    return result;
+  };
+
+  const apply = (event: AgentEvent, dialect: DialectName): HandleResult => {
+    if (closed) {
+      return {
+        outcome: 'rejected',
+        dialect,
+        reason: 'sink_closed',
+        message: 'the sink was shut down',
+        runId: event.runId,
+      };
+    }
+    try {
+      const tracked = tracker.track(event, dialect);
+      if (idleTimer === undefined && tracker.openRuns > 0) {
+        idleTimer = setInterval(
+          () => safely(() => tracker.abandonIdle()),
+          config.idleSweepIntervalMillis,
+        );
+        idleTimer.unref();
+      }
+      return tracked.outcome === 'accepted'
+        ? { outcome: 'accepted', dialect, runId: event.runId }
+        : { ...tracked, dialect, runId: event.runId };
+    } catch (error) {
+      log.error(`failed to map ${event.type} of run ${event.runId}`, error);
+      return {
+        outcome: 'rejected',
+        dialect,
+        reason: 'internal_error',
+        message: 'internal error while mapping; see diagnostics',
+        runId: event.runId,
+      };
+    }
+  };
+
+  return {
+    handle(event) {
+      return count(apply(event, 'native'));
+    },
+    handleJson(line, dialect = config.dialect) {
+      const parsed = parseLine(line, dialect);
+      const result = parsed.result;
+      if (result.ok)
+        return count(apply(result.event, parsed.dialect === 'unknown' ? 'native' : parsed.dialect));
+      if (result.outcome === 'ignored') log.debug(result.message);
+      return count({
+        outcome: result.outcome,
+        dialect: parsed.dialect,
+        reason: result.reason,
+        message: result.message,
+        ...('path' in result && result.path !== undefined ? { path: result.path } : {}),
+      });
+    },
+    reject(reason, message) {
+      return count({ outcome: 'rejected', dialect: 'unknown', reason, message });
+    },
+    endOpenRuns(reason = 'end_of_input') {
+      return safely(() => tracker.abandonAll(reason)) ?? 0;
+    },
+    stats() {
+      return { events: { ...events }, runs: { open: tracker.openRuns, ...tracker.outcomes } };
+    },
+    flush() {
+      return flushProviders(tracerProvider, meterProvider);
+    },
+    async shutdown() {
+      if (closed) return;
+      closed = true;
+      if (idleTimer !== undefined) clearInterval(idleTimer);
+      safely(() => tracker.abandonAll('shutdown'));
+      await flushProviders(tracerProvider, meterProvider);
+    },
+  };
+}
+
+function safely<T>(fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch (error) {
+    log.error('unexpected error', error);
+    return undefined;
+  }
+}
+
+interface Flushable {
+  forceFlush?: () => Promise<unknown>;
+  getDelegate?: () => unknown;
+}
+
+async function flushProviders(
+  tracerProvider: TracerProvider,
+  meterProvider: MeterProvider,
+): Promise<void> {
+  const targets = [tracerProvider as Flushable, meterProvider as Flushable].map((p) =>
+    typeof p.getDelegate === 'function' ? (p.getDelegate() as Flushable) : p,
+  );
+  await Promise.all(
+    targets.map(async (p) => {
+      try {
+        if (typeof p.forceFlush === 'function') await p.forceFlush();
+      } catch (error) {
+        log.warn('flush failed', error);
+      }
+    }),
+  );
+}

@@ -1,0 +1,6 @@
+// `agent-otel-bridge/telemetry`: standalone SDK setup for users without their own.
+export { startTelemetry } from './start-telemetry.js';
+export type { Telemetry, TelemetryOptions } from './start-telemetry.js';
+export { SpanCollector } from './span-collector.js';
+export type { CollectedSpan } from './span-collector.js';
+export { isExportConfigured, tracesEndpoint } from './exporter-choice.js';

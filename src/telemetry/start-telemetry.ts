@@ -1,0 +1,138 @@
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { OTLPMetricExporter as OTLPMetricExporterJson } from '@opentelemetry/exporter-metrics-otlp-http';
+import { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { OTLPTraceExporter as OTLPTraceExporterJson } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPTraceExporterProto } from '@opentelemetry/exporter-trace-otlp-proto';
+import {
+  ConsoleMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
+import type { IMetricReader, PushMetricExporter } from '@opentelemetry/sdk-metrics';
+import {
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { Env } from '../config.js';
+import { AgentRunIdGenerator } from '../mapping/id-generator.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
+import { resolveExporterName, resolveProtocol } from './exporter-choice.js';
+
+export interface TelemetryOptions {
+  /** Environment to read (`OTEL_*`). Default: `process.env`. */
+  readonly env?: Env;
+  /** Replace the traces exporter chosen from the environment (e.g. a terminal view). */
+  readonly spanExporter?: SpanExporter;
+  /** Turn metrics off regardless of the environment. */
+  readonly disableMetrics?: boolean;
+  /** Extra metric readers (e.g. a Prometheus scrape endpoint). */
+  readonly metricReaders?: readonly IMetricReader[];
+}
+
+/** Providers set up from the standard OpenTelemetry environment, with the bridge's id generator. */
+export interface Telemetry {
+  readonly tracerProvider: TracerProvider;
+  readonly meterProvider: MeterProvider;
+  /** Exports the spans ended so far (backpressure for fast inputs). */
+  flushTraces(): Promise<void>;
+  /** Exports everything: spans and a final metric collection. */
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+const DEFAULT_METRIC_EXPORT_INTERVAL_MILLIS = 60_000;
+/** Larger than the SDK's 2048 so that replaying a log does not drop spans between flushes. */
+const DEFAULT_BSP_MAX_QUEUE_SIZE = 65_536;
+const DEFAULT_BSP_MAX_EXPORT_BATCH_SIZE = 2048;
+
+/**
+ * Starts standalone tracer and meter providers for users without their own SDK setup (and for
+ * the CLI). Registers nothing globally. Exporters read `OTEL_EXPORTER_OTLP_*` themselves.
+ */
+export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
+  const env = options.env ?? process.env;
+  const resource = resourceFromAttributes({
+    'service.name': PACKAGE_NAME,
+    'service.version': PACKAGE_VERSION,
+  }).merge(detectResources({ detectors: [envDetector] }));
+
+  const spanProcessors: SpanProcessor[] = [];
+  if (options.spanExporter !== undefined) {
+    spanProcessors.push(new SimpleSpanProcessor({ exporter: options.spanExporter }));
+  } else {
+    const name = resolveExporterName(env, 'OTEL_TRACES_EXPORTER');
+    if (name === 'otlp') spanProcessors.push(batchProcessor(env, otlpTraceExporter(env)));
+    if (name === 'console')
+      spanProcessors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
+  }
+  const tracerProvider = new TracerProvider({
+    resource,
+    idGenerator: new AgentRunIdGenerator(),
+    spanProcessors,
+  });
+
+  const readers: IMetricReader[] = [...(options.metricReaders ?? [])];
+  const metricExporter = options.disableMetrics === true ? undefined : chooseMetricExporter(env);
+  if (metricExporter !== undefined) {
+    readers.push(
+      new PeriodicExportingMetricReader({
+        exporter: metricExporter,
+        exportIntervalMillis:
+          envMillis(env, 'OTEL_METRIC_EXPORT_INTERVAL') ?? DEFAULT_METRIC_EXPORT_INTERVAL_MILLIS,
+      }),
+    );
+  }
+  const meterProvider = new MeterProvider({ resource, readers });
+
+  return {
+    tracerProvider,
+    meterProvider,
+    flushTraces: () => tracerProvider.forceFlush(),
+    async flush() {
+      await tracerProvider.forceFlush();
+      await meterProvider.forceFlush();
+    },
+    async shutdown() {
+      await tracerProvider.shutdown();
+      await meterProvider.shutdown();
+    },
+  };
+}
+
+function otlpTraceExporter(env: Env): SpanExporter {
+  return resolveProtocol(env, 'TRACES') === 'http/json'
+    ? new OTLPTraceExporterJson()
+    : new OTLPTraceExporterProto();
+}
+
+function chooseMetricExporter(env: Env): PushMetricExporter | undefined {
+  const name = resolveExporterName(env, 'OTEL_METRICS_EXPORTER');
+  if (name === 'none') return undefined;
+  if (name === 'console') return new ConsoleMetricExporter();
+  return resolveProtocol(env, 'METRICS') === 'http/json'
+    ? new OTLPMetricExporterJson()
+    : new OTLPMetricExporterProto();
+}
+
+function batchProcessor(env: Env, exporter: SpanExporter): SpanProcessor {
+  const explicit =
+    env['OTEL_BSP_MAX_QUEUE_SIZE'] !== undefined ||
+    env['OTEL_BSP_MAX_EXPORT_BATCH_SIZE'] !== undefined;
+  return new BatchSpanProcessor(
+    explicit
+      ? { exporter }
+      : {
+          exporter,
+          maxQueueSize: DEFAULT_BSP_MAX_QUEUE_SIZE,
+          maxExportBatchSize: DEFAULT_BSP_MAX_EXPORT_BATCH_SIZE,
+        },
+  );
+}
+
+function envMillis(env: Env, name: string): number | undefined {
+  const value = Number(env[name]);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+}
