@@ -268,6 +268,15 @@ export const behest: Dialect = {
         message: 'expected an object with exactly one variant key, such as {"RunStarted":{…}}',
       };
     }
+    if (!PASCAL_CASE.test(key)) {
+      return {
+        ok: false,
+        outcome: 'rejected',
+        reason: 'schema',
+        path: key,
+        message: `expected a PascalCase behest variant key, got "${key.slice(0, 40)}"`,
+      };
+    }
     const entry = Object.hasOwn(VARIANTS, key) ? VARIANTS[key as keyof typeof VARIANTS] : undefined;
     if (entry === undefined) {
       return {

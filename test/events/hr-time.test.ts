@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import {
+  compareHrTime,
+  formatHrTime,
+  hrTimeFromMillis,
+  parseRfc3339,
+  secondsBetween,
+  subtractMillis,
+} from '../../src/events/hr-time.js';
+
+const EPOCH_2025_06_01_12 = Date.UTC(2025, 5, 1, 12) / 1000;
+
+describe('parseRfc3339', () => {
+  it.each([
+    ['2025-06-01T12:00:02Z', [EPOCH_2025_06_01_12 + 2, 0]],
+    ['2025-06-01T12:00:00.5Z', [EPOCH_2025_06_01_12, 500_000_000]],
+    ['2025-06-01T12:00:00.500Z', [EPOCH_2025_06_01_12, 500_000_000]],
+    ['2025-06-01T12:00:00.123456Z', [EPOCH_2025_06_01_12, 123_456_000]],
+    ['2025-06-01T12:00:00.123456789Z', [EPOCH_2025_06_01_12, 123_456_789]],
+    ['2025-06-01T12:00:00.000000001Z', [EPOCH_2025_06_01_12, 1]],
+    ['2025-06-01T14:00:00.25+02:00', [EPOCH_2025_06_01_12, 250_000_000]],
+    ['2025-06-01T11:30:00-00:30', [EPOCH_2025_06_01_12, 0]],
+    ['2025-06-01t12:00:00z', [EPOCH_2025_06_01_12, 0]],
+  ])('%s keeps every digit', (text, expected) => {
+    expect(parseRfc3339(text)).toEqual(expected);
+  });
+
+  it.each([
+    '2025-06-01 12:00:00Z',
+    '2025-06-01T12:00:00',
+    '2025-06-01T12:00:00.1234567890Z',
+    '2025-13-01T12:00:00Z',
+    '2025-02-30T12:00:00Z',
+    '2025-06-01T24:00:00Z',
+    '2025-06-01T12:00:00+24:00',
+    '1717243200',
+    '',
+  ])('rejects %j', (text) => {
+    expect(parseRfc3339(text)).toBeUndefined();
+  });
+
+  it('accepts the leap day of a leap year only', () => {
+    expect(parseRfc3339('2024-02-29T00:00:00Z')).toBeDefined();
+    expect(parseRfc3339('2025-02-29T00:00:00Z')).toBeUndefined();
+  });
+});
+
+describe('time arithmetic', () => {
+  it('measures nanosecond differences exactly', () => {
+    const a = parseRfc3339('2025-06-01T12:00:00.000000001Z')!;
+    const b = parseRfc3339('2025-06-01T12:00:01.000000000Z')!;
+    expect(secondsBetween(b, a)).toBeCloseTo(0.999999999, 12);
+    expect(compareHrTime(a, b)).toBeLessThan(0);
+    expect(compareHrTime(b, a)).toBeGreaterThan(0);
+    expect(compareHrTime(a, a)).toBe(0);
+  });
+
+  it('subtracts milliseconds across a second boundary', () => {
+    const finish = parseRfc3339('2025-06-01T12:00:01.010000000Z')!;
+    expect(formatHrTime(subtractMillis(finish, 42))).toBe('2025-06-01T12:00:00.968000000Z');
+    expect(formatHrTime(subtractMillis(finish, 30_000))).toBe('2025-06-01T11:59:31.010000000Z');
+  });
+
+  it('converts epoch milliseconds', () => {
+    expect(hrTimeFromMillis(1_717_243_200_123.5)).toEqual([1_717_243_200, 123_500_000]);
+    expect(formatHrTime(hrTimeFromMillis(Date.UTC(2025, 5, 1, 12)))).toBe('2025-06-01T12:00:00.000000000Z');
+  });
+});

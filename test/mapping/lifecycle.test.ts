@@ -1,0 +1,142 @@
+import { SpanStatusCode } from '@opentelemetry/api';
+import type { Tracer, TracerProvider } from '@opentelemetry/api';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createAgentOtelSink } from '../../src/index.js';
+import { behest, RUN_A, RUN_B, toolRun } from '../helpers/behest-lines.js';
+import { createHarness, spanByName } from '../helpers/harness.js';
+
+const T0 = 1748779200;
+
+describe('run lifecycle', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('opens a run lazily on an event other than its start', async () => {
+    const h = createHarness();
+    h.feed(toolRun().slice(2).join('\n'));
+    const run = spanByName(h.spans(), 'invoke_agent');
+    expect(run.attributes['agent.run.synthesized']).toBe(true);
+    expect(run.startTime).toEqual([T0, 200_000_000]);
+    expect(run.attributes['gen_ai.request.model']).toBe('gpt-4o-mini');
+    expect(run.attributes['agent.run.outcome']).toBe('completed');
+    expect(await h.sum('agent.runs', { 'agent.run.outcome': 'completed' })).toBe(1);
+  });
+
+  it('counts events after the terminal event as late and exact duplicates as duplicate', async () => {
+    const h = createHarness();
+    const lines = toolRun();
+    const results = h.feed([...lines.slice(0, 5), lines[4]!, ...lines.slice(5), lines.at(-1)!, behest('TextDelta', RUN_A, '09', { delta: 'x' })].join('\n'));
+    expect(results.map((r) => r.outcome)).toEqual([...Array<string>(5).fill('accepted'), 'duplicate', ...Array<string>(11).fill('accepted'), 'duplicate', 'late']);
+    expect(results.at(-1)).toMatchObject({ reason: 'run_finished', runId: RUN_A });
+    expect(h.spans()).toHaveLength(6);
+    expect(await h.sum('agent_bridge.events', { 'agent_bridge.event.outcome': 'duplicate' })).toBe(2);
+    expect(await h.sum('agent_bridge.events', { 'agent_bridge.event.outcome': 'late', 'agent_bridge.reason': 'run_finished' })).toBe(1);
+    expect(await h.sum('agent_bridge.events', { 'agent_bridge.event.outcome': 'accepted', 'agent_bridge.dialect': 'behest' })).toBe(16);
+  });
+
+  it('rejects a repeated iteration and a repeated tool execution instead of reusing their span ids', () => {
+    const h = createHarness();
+    const results = h.feed([
+      behest('ModelStarted', RUN_A, '00', { iteration: 2 }),
+      behest('ModelStarted', RUN_A, '01', { iteration: 1 }),
+      behest('ToolExecutionFinished', RUN_A, '02', { call_id: 'c', tool_name: 't', result: { Success: { output: 1 } } }),
+      behest('ToolExecutionFinished', RUN_A, '03', { call_id: 'c', tool_name: 't', result: { Success: { output: 1 } } }),
+      behest('ToolExecutionStarted', RUN_A, '04', { call_id: 'c', tool_name: 't' }),
+    ].join('\n'));
+    expect(results.map((r) => `${r.outcome}:${r.reason ?? ''}`)).toEqual([
+      'accepted:', 'rejected:iteration_out_of_order', 'accepted:', 'duplicate:tool_already_finished', 'duplicate:tool_already_started',
+    ]);
+  });
+
+  it('ends every open run as abandoned at end of input, at its last seen event time', async () => {
+    const h = createHarness();
+    h.feed(toolRun().slice(0, 9).join('\n')); // stops inside the tool execution
+    expect(h.spans().map((s) => s.name)).toEqual(['chat gpt-4o-mini']);
+    expect(h.sink.endOpenRuns('end_of_input')).toBe(1);
+    const run = spanByName(h.spans(), 'invoke_agent');
+    expect(run.status.code).toBe(SpanStatusCode.ERROR);
+    expect(run.attributes).toMatchObject({ 'agent.run.outcome': 'abandoned', 'error.type': 'abandoned' });
+    expect(run.endTime).toEqual([T0 + 1, 100_000_000]);
+    const tool = spanByName(h.spans(), 'execute_tool get_weather');
+    expect(tool.attributes).toMatchObject({ 'agent.tool.outcome': 'incomplete', 'agent.span.incomplete': true });
+    expect(await h.sum('agent_bridge.runs.evicted', { 'agent_bridge.reason': 'end_of_input' })).toBe(1);
+    expect(await h.sum('agent.runs', { 'agent.run.outcome': 'abandoned' })).toBe(1);
+  });
+
+  it('abandons the least recently active run beyond maxOpenRuns', async () => {
+    const h = createHarness({ maxOpenRuns: 2 });
+    const RUN_C = '0190f3a2-7c4e-4b8a-9d2e-5f6a7b8c9d10';
+    h.feed([
+      behest('RunStarted', RUN_A, '00', {}),
+      behest('RunStarted', RUN_B, '01', {}),
+      behest('TextDelta', RUN_A, '02', { delta: 'a is active again' }),
+      behest('RunStarted', RUN_C, '03', {}),
+    ].join('\n'));
+    const ended = h.spans();
+    expect(ended).toHaveLength(1);
+    expect(ended[0]!.attributes).toMatchObject({ 'agent.run.id': RUN_B, 'agent.run.outcome': 'abandoned' });
+    expect(await h.sum('agent_bridge.runs.evicted', { 'agent_bridge.reason': 'capacity' })).toBe(1);
+    expect(h.sink.stats().runs.open).toBe(2);
+  });
+
+  it('abandons runs idle for longer than the idle timeout', async () => {
+    vi.useFakeTimers();
+    let now = 1_000_000;
+    const h = createHarness({ idleTimeoutMillis: 10_000, now: () => now });
+    h.feed([behest('RunStarted', RUN_A, '00', {}), behest('RunStarted', RUN_B, '01', {})].join('\n'));
+    now += 6_000;
+    h.feed(behest('TextDelta', RUN_B, '02', { delta: 'still here' }));
+    now += 6_000;
+    vi.advanceTimersByTime(3_000); // a sweep runs (every idle/4, at least 1 s)
+    expect(h.spans().map((s) => s.attributes['agent.run.id'])).toEqual([RUN_A]);
+    now += 6_000;
+    vi.advanceTimersByTime(3_000);
+    expect(h.spans().map((s) => s.attributes['agent.run.id'])).toEqual([RUN_A, RUN_B]);
+    expect(await h.sum('agent_bridge.runs.evicted', { 'agent_bridge.reason': 'idle_timeout' })).toBe(2);
+  });
+
+  it('ends open runs at shutdown and rejects input after it', async () => {
+    const h = createHarness();
+    h.feed(behest('RunStarted', RUN_A, '00', {}));
+    await h.sink.shutdown();
+    expect(spanByName(h.spans(), 'invoke_agent').attributes['agent.run.outcome']).toBe('abandoned');
+    expect(await h.sum('agent_bridge.runs.evicted', { 'agent_bridge.reason': 'shutdown' })).toBe(1);
+    expect(h.sink.handleJson(behest('RunStarted', RUN_B, '00', {}))).toMatchObject({ outcome: 'rejected', reason: 'sink_closed' });
+    await h.sink.shutdown();
+  });
+
+  it('keeps the active-runs gauge balanced', async () => {
+    const h = createHarness();
+    h.feed([...toolRun(RUN_A), behest('RunStarted', RUN_B, '00', {})].join('\n'));
+    expect(await h.sum('agent.runs.active')).toBe(1);
+    h.sink.endOpenRuns();
+    expect(await h.sum('agent.runs.active')).toBe(0);
+  });
+
+  it('never throws into the host, even when the tracer does', async () => {
+    const broken: Tracer = {
+      startSpan: () => {
+        throw new Error('tracer exploded');
+      },
+      startActiveSpan: () => {
+        throw new Error('tracer exploded');
+      },
+    };
+    const tracerProvider: TracerProvider = { getTracer: () => broken };
+    const sink = createAgentOtelSink({ tracerProvider, env: {} });
+    const result = sink.handleJson(behest('RunStarted', RUN_A, '00', {}));
+    expect(result).toMatchObject({ outcome: 'rejected', reason: 'internal_error' });
+    expect(sink.stats().events.rejected).toBe(1);
+    await expect(sink.shutdown()).resolves.toBeUndefined();
+  });
+
+  it('gives the same ids when the same input is replayed', () => {
+    const ids = () => {
+      const h = createHarness();
+      h.feed(toolRun().join('\n'));
+      return h.spans().map((s) => `${s.name}:${s.spanContext().traceId}:${s.spanContext().spanId}:${s.parentSpanContext?.spanId ?? ''}`);
+    };
+    expect(ids()).toEqual(ids());
+  });
+});
