@@ -30,6 +30,17 @@ export function parseLine(line: string, dialect: InputDialect): LineResult {
       },
     };
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return {
+      dialect: dialect === 'auto' ? 'unknown' : dialect,
+      result: {
+        ok: false,
+        outcome: 'rejected',
+        reason: 'not_an_object',
+        message: `expected a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`,
+      },
+    };
+  }
   const chosen = dialect === 'auto' ? DIALECTS.find((d) => d.matches(value)) : byName(dialect);
   if (chosen === undefined) {
     return {
