@@ -64,8 +64,7 @@ export async function runPipeline(
   }
   sink.endOpenRuns('end_of_input');
   await sink.shutdown();
-  await output.telemetry.flush();
-  await output.telemetry.shutdown();
+  await output.telemetry.shutdown(); // flushes spans and exports the final metrics
   const stats = sink.stats();
   if (io.progress) io.stderr.write('\r\u001b[K');
   if (reported > MAX_REPORTED_REJECTS && !options.quiet) {

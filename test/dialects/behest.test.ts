@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { BEHEST_VARIANTS, parseLine } from '../../src/index.js';
 import type { AgentEvent } from '../../src/index.js';
 
-const examples = readFileSync(new URL('../fixtures/behest/variants.ndjson', import.meta.url), 'utf8')
+const examples = readFileSync(
+  new URL('../fixtures/behest/variants.ndjson', import.meta.url),
+  'utf8',
+)
   .trim()
   .split('\n');
 
@@ -40,46 +43,88 @@ describe('behest dialect', () => {
       model: 'gpt-4o-mini',
     });
     const byType = (type: string) => examples.map((l) => parseOk(l)).filter((e) => e.type === type);
-    expect(byType('ToolCallCompleted')[0]).toMatchObject({ callId: 'call_abc123', toolName: 'get_weather', arguments: { city: 'Paris' } });
-    expect(byType('ToolExecutionFinished').map((e) => e.type === 'ToolExecutionFinished' && e.result)).toEqual([
+    expect(byType('ToolCallCompleted')[0]).toMatchObject({
+      callId: 'call_abc123',
+      toolName: 'get_weather',
+      arguments: { city: 'Paris' },
+    });
+    expect(
+      byType('ToolExecutionFinished').map((e) => e.type === 'ToolExecutionFinished' && e.result),
+    ).toEqual([
       { ok: true, output: { temp_c: 21 } },
       { ok: false, error: 'timeout' },
     ]);
-    expect(byType('RunCompleted').map((e) => e.type === 'RunCompleted' && e.finishReason)).toEqual(['stop', 'pause_turn']);
-    expect(byType('UsageRecorded')[0]).toMatchObject({ usage: { inputTokens: 412, outputTokens: 37 } });
+    expect(byType('RunCompleted').map((e) => e.type === 'RunCompleted' && e.finishReason)).toEqual([
+      'stop',
+      'pause_turn',
+    ]);
+    expect(byType('UsageRecorded')[0]).toMatchObject({
+      usage: { inputTokens: 412, outputTokens: 37 },
+    });
     expect(byType('CompactionCircuitOpened')[0]).toMatchObject({ consecutiveFailures: 3 });
-    expect(byType('ModelStarted')[0]).toMatchObject({ iteration: 1, time: [1748779200, 141_000_000] });
+    expect(byType('ModelStarted')[0]).toMatchObject({
+      iteration: 1,
+      time: [1748779200, 141_000_000],
+    });
   });
 
   it('tolerates extra fields, null optionals and newer cache fields', () => {
     const event = parseOk(
       '{"UsageRecorded":{"run_id":"r1","usage":{"input_tokens":5,"output_tokens":2,"total_tokens":7,"cache_read_input_tokens":null,"cache_creation_input_tokens":3,"reasoning_tokens":1},"timestamp":"2025-06-01T12:00:00Z","extra":true}}',
     );
-    expect(event).toMatchObject({ usage: { inputTokens: 5, outputTokens: 2, cacheReadInputTokens: undefined, cacheCreationInputTokens: 3 } });
-    expect(parseOk('{"RunStarted":{"run_id":"r1","session_id":null,"provider":"anthropic","model":"claude","timestamp":"2025-06-01T12:00:00Z"}}')).toMatchObject({ sessionId: undefined });
+    expect(event).toMatchObject({
+      usage: {
+        inputTokens: 5,
+        outputTokens: 2,
+        cacheReadInputTokens: undefined,
+        cacheCreationInputTokens: 3,
+      },
+    });
+    expect(
+      parseOk(
+        '{"RunStarted":{"run_id":"r1","session_id":null,"provider":"anthropic","model":"claude","timestamp":"2025-06-01T12:00:00Z"}}',
+      ),
+    ).toMatchObject({ sessionId: undefined });
   });
 
   it('ignores unknown variants from newer runtimes', () => {
-    const { result } = parseLine('{"CacheMetrics":{"run_id":"r1","hits":3,"timestamp":"2025-06-01T12:00:00Z"}}', 'auto');
+    const { result } = parseLine(
+      '{"CacheMetrics":{"run_id":"r1","hits":3,"timestamp":"2025-06-01T12:00:00Z"}}',
+      'auto',
+    );
     expect(result).toMatchObject({ ok: false, outcome: 'ignored', reason: 'unknown_variant' });
   });
 
   it('pins rejection messages with their field paths', () => {
-    expect(rejection('{"RunStarted":{"run_id":"r1","timestamp":"yesterday"}}')).toMatchInlineSnapshot(
+    expect(
+      rejection('{"RunStarted":{"run_id":"r1","timestamp":"yesterday"}}'),
+    ).toMatchInlineSnapshot(
       `"rejected/schema: RunStarted.timestamp: expected an RFC 3339 timestamp, got "yesterday""`,
     );
-    expect(rejection('{"ModelStarted":{"run_id":"r1","iteration":-1,"timestamp":"2025-06-01T12:00:00Z"}}')).toMatchInlineSnapshot(
+    expect(
+      rejection(
+        '{"ModelStarted":{"run_id":"r1","iteration":-1,"timestamp":"2025-06-01T12:00:00Z"}}',
+      ),
+    ).toMatchInlineSnapshot(
       `"rejected/schema: ModelStarted.iteration: Too small: expected number to be >=0"`,
     );
-    expect(rejection('{"ToolCallCompleted":{"run_id":"r1","call":{"id":"c1","arguments":{}},"timestamp":"2025-06-01T12:00:00Z"}}')).toMatchInlineSnapshot(
+    expect(
+      rejection(
+        '{"ToolCallCompleted":{"run_id":"r1","call":{"id":"c1","arguments":{}},"timestamp":"2025-06-01T12:00:00Z"}}',
+      ),
+    ).toMatchInlineSnapshot(
       `"rejected/schema: ToolCallCompleted.call.name: Invalid input: expected string, received undefined"`,
     );
-    expect(rejection('{"RunFailed":{"timestamp":"2025-06-01T12:00:00Z","error":"x"}}')).toMatchInlineSnapshot(
+    expect(
+      rejection('{"RunFailed":{"timestamp":"2025-06-01T12:00:00Z","error":"x"}}'),
+    ).toMatchInlineSnapshot(
       `"rejected/schema: RunFailed.run_id: Invalid input: expected string, received undefined"`,
     );
-    expect(rejection('{"ToolExecutionFinished":{"run_id":"r1","call_id":"c","tool_name":"t","result":{"Maybe":{}},"timestamp":"2025-06-01T12:00:00Z"}}')).toMatchInlineSnapshot(
-      `"rejected/schema: ToolExecutionFinished.result: Invalid input"`,
-    );
+    expect(
+      rejection(
+        '{"ToolExecutionFinished":{"run_id":"r1","call_id":"c","tool_name":"t","result":{"Maybe":{}},"timestamp":"2025-06-01T12:00:00Z"}}',
+      ),
+    ).toMatchInlineSnapshot(`"rejected/schema: ToolExecutionFinished.result: Invalid input"`);
     expect(rejection('{"RunStarted":{},"RunFailed":{}}')).toMatchInlineSnapshot(
       `"rejected/not_an_object: expected an object with exactly one variant key, such as {"RunStarted":{…}}"`,
     );
@@ -89,11 +134,21 @@ describe('behest dialect', () => {
   it('names the known dialects when auto-detection finds none', () => {
     const { dialect, result } = parseLine('{"type":"agent_start"}', 'auto');
     expect(dialect).toBe('unknown');
-    expect(result).toMatchObject({ ok: false, outcome: 'rejected', reason: 'undetected_dialect', message: 'no dialect recognises this line (known: behest)' });
+    expect(result).toMatchObject({
+      ok: false,
+      outcome: 'rejected',
+      reason: 'undetected_dialect',
+      message: 'no dialect recognises this line (known: behest)',
+    });
   });
 
   it('does not let prototype keys through as variants', () => {
-    expect(parseLine('{"__proto__":{"run_id":"r1"}}', 'behest').result).toMatchObject({ ok: false });
-    expect(parseLine('{"constructor":{"run_id":"r1"}}', 'behest').result).toMatchObject({ ok: false, outcome: 'rejected' });
+    expect(parseLine('{"__proto__":{"run_id":"r1"}}', 'behest').result).toMatchObject({
+      ok: false,
+    });
+    expect(parseLine('{"constructor":{"run_id":"r1"}}', 'behest').result).toMatchObject({
+      ok: false,
+      outcome: 'rejected',
+    });
   });
 });

@@ -63,6 +63,8 @@ describe('time arithmetic', () => {
 
   it('converts epoch milliseconds', () => {
     expect(hrTimeFromMillis(1_717_243_200_123.5)).toEqual([1_717_243_200, 123_500_000]);
-    expect(formatHrTime(hrTimeFromMillis(Date.UTC(2025, 5, 1, 12)))).toBe('2025-06-01T12:00:00.000000000Z');
+    expect(formatHrTime(hrTimeFromMillis(Date.UTC(2025, 5, 1, 12)))).toBe(
+      '2025-06-01T12:00:00.000000000Z',
+    );
   });
 });

@@ -3,7 +3,11 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Attributes } from '@opentelemetry/api';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import type { DataPoint, Histogram, MetricData } from '@opentelemetry/sdk-metrics';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { AgentRunIdGenerator, createAgentOtelSink } from '../../src/index.js';
 import type { AgentOtelSink, AgentOtelSinkOptions } from '../../src/index.js';
@@ -20,7 +24,7 @@ class ManualReader extends MetricReader {
 export interface MetricPoint {
   readonly name: string;
   readonly unit: string;
-  readonly type: string;
+  readonly type: number;
   readonly attributes: Attributes;
   /** A number for sums, a histogram for histograms. */
   readonly value: number | Histogram;
@@ -58,7 +62,7 @@ export function createHarness(options: AgentOtelSinkOptions = {}): Harness {
         (m.dataPoints as DataPoint<number | Histogram>[]).map((p) => ({
           name,
           unit: m.descriptor.unit,
-          type: m.descriptor.type,
+          type: m.dataPointType,
           attributes: p.attributes,
           value: p.value,
         })),
@@ -113,20 +117,34 @@ export function toSpanTree(spans: readonly ReadableSpan[]): SpanNode[] {
         : SpanStatusCode[span.status.code],
     start: hr(span.startTime),
     end: hr(span.endTime),
-    attributes: Object.fromEntries(Object.entries(span.attributes).sort(([a], [b]) => a.localeCompare(b))),
-    events: span.events.map((e) => ({ name: e.name, time: hr(e.time), attributes: e.attributes ?? {} })),
+    attributes: Object.fromEntries(
+      Object.entries(span.attributes).sort(([a], [b]) => a.localeCompare(b)),
+    ),
+    events: span.events.map((e) => ({
+      name: e.name,
+      time: hr(e.time),
+      attributes: e.attributes ?? {},
+    })),
     children: (byParent.get(span.spanContext().spanId) ?? [])
-      .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1] || a.name.localeCompare(b.name))
+      .sort(
+        (a, b) =>
+          a.startTime[0] - b.startTime[0] ||
+          a.startTime[1] - b.startTime[1] ||
+          a.name.localeCompare(b.name),
+      )
       .map(build),
   });
   return (byParent.get(undefined) ?? [])
-    .sort((a, b) => String(a.attributes['agent.run.id']).localeCompare(String(b.attributes['agent.run.id'])))
+    .sort((a, b) =>
+      String(a.attributes['agent.run.id']).localeCompare(String(b.attributes['agent.run.id'])),
+    )
     .map(build);
 }
 
 /** Every span must be ended; the in-memory exporter only sees ended spans, so compare counts. */
 export function spanByName(spans: readonly ReadableSpan[], name: string): ReadableSpan {
   const span = spans.find((s) => s.name === name);
-  if (span === undefined) throw new Error(`no span named ${name}; have ${spans.map((s) => s.name).join(', ')}`);
+  if (span === undefined)
+    throw new Error(`no span named ${name}; have ${spans.map((s) => s.name).join(', ')}`);
   return span;
 }

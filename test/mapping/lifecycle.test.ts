@@ -26,26 +26,66 @@ describe('run lifecycle', () => {
   it('counts events after the terminal event as late and exact duplicates as duplicate', async () => {
     const h = createHarness();
     const lines = toolRun();
-    const results = h.feed([...lines.slice(0, 5), lines[4]!, ...lines.slice(5), lines.at(-1)!, behest('TextDelta', RUN_A, '09', { delta: 'x' })].join('\n'));
-    expect(results.map((r) => r.outcome)).toEqual([...Array<string>(5).fill('accepted'), 'duplicate', ...Array<string>(11).fill('accepted'), 'duplicate', 'late']);
+    const results = h.feed(
+      [
+        ...lines.slice(0, 5),
+        lines[4]!,
+        ...lines.slice(5),
+        lines.at(-1)!,
+        behest('TextDelta', RUN_A, '09', { delta: 'x' }),
+      ].join('\n'),
+    );
+    expect(results.map((r) => r.outcome)).toEqual([
+      ...Array<string>(5).fill('accepted'),
+      'duplicate',
+      ...Array<string>(11).fill('accepted'),
+      'duplicate',
+      'late',
+    ]);
     expect(results.at(-1)).toMatchObject({ reason: 'run_finished', runId: RUN_A });
     expect(h.spans()).toHaveLength(6);
-    expect(await h.sum('agent_bridge.events', { 'agent_bridge.event.outcome': 'duplicate' })).toBe(2);
-    expect(await h.sum('agent_bridge.events', { 'agent_bridge.event.outcome': 'late', 'agent_bridge.reason': 'run_finished' })).toBe(1);
-    expect(await h.sum('agent_bridge.events', { 'agent_bridge.event.outcome': 'accepted', 'agent_bridge.dialect': 'behest' })).toBe(16);
+    expect(await h.sum('agent_bridge.events', { 'agent_bridge.event.outcome': 'duplicate' })).toBe(
+      2,
+    );
+    expect(
+      await h.sum('agent_bridge.events', {
+        'agent_bridge.event.outcome': 'late',
+        'agent_bridge.reason': 'run_finished',
+      }),
+    ).toBe(1);
+    expect(
+      await h.sum('agent_bridge.events', {
+        'agent_bridge.event.outcome': 'accepted',
+        'agent_bridge.dialect': 'behest',
+      }),
+    ).toBe(16);
   });
 
   it('rejects a repeated iteration and a repeated tool execution instead of reusing their span ids', () => {
     const h = createHarness();
-    const results = h.feed([
-      behest('ModelStarted', RUN_A, '00', { iteration: 2 }),
-      behest('ModelStarted', RUN_A, '01', { iteration: 1 }),
-      behest('ToolExecutionFinished', RUN_A, '02', { call_id: 'c', tool_name: 't', result: { Success: { output: 1 } } }),
-      behest('ToolExecutionFinished', RUN_A, '03', { call_id: 'c', tool_name: 't', result: { Success: { output: 1 } } }),
-      behest('ToolExecutionStarted', RUN_A, '04', { call_id: 'c', tool_name: 't' }),
-    ].join('\n'));
+    const results = h.feed(
+      [
+        behest('ModelStarted', RUN_A, '00', { iteration: 2 }),
+        behest('ModelStarted', RUN_A, '01', { iteration: 1 }),
+        behest('ToolExecutionFinished', RUN_A, '02', {
+          call_id: 'c',
+          tool_name: 't',
+          result: { Success: { output: 1 } },
+        }),
+        behest('ToolExecutionFinished', RUN_A, '03', {
+          call_id: 'c',
+          tool_name: 't',
+          result: { Success: { output: 1 } },
+        }),
+        behest('ToolExecutionStarted', RUN_A, '04', { call_id: 'c', tool_name: 't' }),
+      ].join('\n'),
+    );
     expect(results.map((r) => `${r.outcome}:${r.reason ?? ''}`)).toEqual([
-      'accepted:', 'rejected:iteration_out_of_order', 'accepted:', 'duplicate:tool_already_finished', 'duplicate:tool_already_started',
+      'accepted:',
+      'rejected:iteration_out_of_order',
+      'accepted:',
+      'duplicate:tool_already_finished',
+      'duplicate:tool_already_started',
     ]);
   });
 
@@ -56,26 +96,39 @@ describe('run lifecycle', () => {
     expect(h.sink.endOpenRuns('end_of_input')).toBe(1);
     const run = spanByName(h.spans(), 'invoke_agent');
     expect(run.status.code).toBe(SpanStatusCode.ERROR);
-    expect(run.attributes).toMatchObject({ 'agent.run.outcome': 'abandoned', 'error.type': 'abandoned' });
+    expect(run.attributes).toMatchObject({
+      'agent.run.outcome': 'abandoned',
+      'error.type': 'abandoned',
+    });
     expect(run.endTime).toEqual([T0 + 1, 100_000_000]);
     const tool = spanByName(h.spans(), 'execute_tool get_weather');
-    expect(tool.attributes).toMatchObject({ 'agent.tool.outcome': 'incomplete', 'agent.span.incomplete': true });
-    expect(await h.sum('agent_bridge.runs.evicted', { 'agent_bridge.reason': 'end_of_input' })).toBe(1);
+    expect(tool.attributes).toMatchObject({
+      'agent.tool.outcome': 'incomplete',
+      'agent.span.incomplete': true,
+    });
+    expect(
+      await h.sum('agent_bridge.runs.evicted', { 'agent_bridge.reason': 'end_of_input' }),
+    ).toBe(1);
     expect(await h.sum('agent.runs', { 'agent.run.outcome': 'abandoned' })).toBe(1);
   });
 
   it('abandons the least recently active run beyond maxOpenRuns', async () => {
     const h = createHarness({ maxOpenRuns: 2 });
     const RUN_C = '0190f3a2-7c4e-4b8a-9d2e-5f6a7b8c9d10';
-    h.feed([
-      behest('RunStarted', RUN_A, '00', {}),
-      behest('RunStarted', RUN_B, '01', {}),
-      behest('TextDelta', RUN_A, '02', { delta: 'a is active again' }),
-      behest('RunStarted', RUN_C, '03', {}),
-    ].join('\n'));
+    h.feed(
+      [
+        behest('RunStarted', RUN_A, '00', {}),
+        behest('RunStarted', RUN_B, '01', {}),
+        behest('TextDelta', RUN_A, '02', { delta: 'a is active again' }),
+        behest('RunStarted', RUN_C, '03', {}),
+      ].join('\n'),
+    );
     const ended = h.spans();
     expect(ended).toHaveLength(1);
-    expect(ended[0]!.attributes).toMatchObject({ 'agent.run.id': RUN_B, 'agent.run.outcome': 'abandoned' });
+    expect(ended[0]!.attributes).toMatchObject({
+      'agent.run.id': RUN_B,
+      'agent.run.outcome': 'abandoned',
+    });
     expect(await h.sum('agent_bridge.runs.evicted', { 'agent_bridge.reason': 'capacity' })).toBe(1);
     expect(h.sink.stats().runs.open).toBe(2);
   });
@@ -84,7 +137,9 @@ describe('run lifecycle', () => {
     vi.useFakeTimers();
     let now = 1_000_000;
     const h = createHarness({ idleTimeoutMillis: 10_000, now: () => now });
-    h.feed([behest('RunStarted', RUN_A, '00', {}), behest('RunStarted', RUN_B, '01', {})].join('\n'));
+    h.feed(
+      [behest('RunStarted', RUN_A, '00', {}), behest('RunStarted', RUN_B, '01', {})].join('\n'),
+    );
     now += 6_000;
     h.feed(behest('TextDelta', RUN_B, '02', { delta: 'still here' }));
     now += 6_000;
@@ -93,7 +148,9 @@ describe('run lifecycle', () => {
     now += 6_000;
     vi.advanceTimersByTime(3_000);
     expect(h.spans().map((s) => s.attributes['agent.run.id'])).toEqual([RUN_A, RUN_B]);
-    expect(await h.sum('agent_bridge.runs.evicted', { 'agent_bridge.reason': 'idle_timeout' })).toBe(2);
+    expect(
+      await h.sum('agent_bridge.runs.evicted', { 'agent_bridge.reason': 'idle_timeout' }),
+    ).toBe(2);
   });
 
   it('ends open runs at shutdown and rejects input after it', async () => {
@@ -102,7 +159,10 @@ describe('run lifecycle', () => {
     await h.sink.shutdown();
     expect(spanByName(h.spans(), 'invoke_agent').attributes['agent.run.outcome']).toBe('abandoned');
     expect(await h.sum('agent_bridge.runs.evicted', { 'agent_bridge.reason': 'shutdown' })).toBe(1);
-    expect(h.sink.handleJson(behest('RunStarted', RUN_B, '00', {}))).toMatchObject({ outcome: 'rejected', reason: 'sink_closed' });
+    expect(h.sink.handleJson(behest('RunStarted', RUN_B, '00', {}))).toMatchObject({
+      outcome: 'rejected',
+      reason: 'sink_closed',
+    });
     await h.sink.shutdown();
   });
 
@@ -135,7 +195,12 @@ describe('run lifecycle', () => {
     const ids = () => {
       const h = createHarness();
       h.feed(toolRun().join('\n'));
-      return h.spans().map((s) => `${s.name}:${s.spanContext().traceId}:${s.spanContext().spanId}:${s.parentSpanContext?.spanId ?? ''}`);
+      return h
+        .spans()
+        .map(
+          (s) =>
+            `${s.name}:${s.spanContext().traceId}:${s.spanContext().spanId}:${s.parentSpanContext?.spanId ?? ''}`,
+        );
     };
     expect(ids()).toEqual(ids());
   });

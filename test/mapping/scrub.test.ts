@@ -6,23 +6,55 @@ const scrub = createScrubber(DEFAULT_SCRUB_PATTERNS);
 
 describe('scrubber', () => {
   it.each([
-    ['OpenAI key', 'provider error: invalid key sk-proj-AbCdEf0123456789AbCdEf0123', 'sk-proj-AbCdEf0123456789AbCdEf0123'],
-    ['Anthropic key', 'x-api-key sk-ant-api03-AbCdEf0123456789_AbCdEf-0123', 'sk-ant-api03-AbCdEf0123456789_AbCdEf-0123'],
-    ['GitHub token', 'clone failed with ghp_0123456789abcdefABCDEF0123456789abcd', 'ghp_0123456789abcdefABCDEF0123456789abcd'],
-    ['GitHub fine-grained token', 'token github_pat_11ABCDEFG0123456789_abcdefghijklmnop', 'github_pat_11ABCDEFG0123456789_abcdefghijklmnop'],
+    [
+      'OpenAI key',
+      'provider error: invalid key sk-proj-AbCdEf0123456789AbCdEf0123',
+      'sk-proj-AbCdEf0123456789AbCdEf0123',
+    ],
+    [
+      'Anthropic key',
+      'x-api-key sk-ant-api03-AbCdEf0123456789_AbCdEf-0123',
+      'sk-ant-api03-AbCdEf0123456789_AbCdEf-0123',
+    ],
+    [
+      'GitHub token',
+      'clone failed with ghp_0123456789abcdefABCDEF0123456789abcd',
+      'ghp_0123456789abcdefABCDEF0123456789abcd',
+    ],
+    [
+      'GitHub fine-grained token',
+      'token github_pat_11ABCDEFG0123456789_abcdefghijklmnop',
+      'github_pat_11ABCDEFG0123456789_abcdefghijklmnop',
+    ],
     ['AWS access key id', 'aws AKIAIOSFODNN7EXAMPLE denied', 'AKIAIOSFODNN7EXAMPLE'],
-    ['Google API key', 'key=AIzaSyA-0123456789abcdefghijklmnopqrstu', 'AIzaSyA-0123456789abcdefghijklmnopqrstu'],
+    [
+      'Google API key',
+      'key=AIzaSyA-0123456789abcdefghijklmnopqrstu',
+      'AIzaSyA-0123456789abcdefghijklmnopqrstu',
+    ],
     ['Slack token', 'slack xoxb-123456789012-abcdefghijkl', 'xoxb-123456789012-abcdefghijkl'],
     ['Stripe key', 'stripe sk_live_0123456789abcdefABCDEF', 'sk_live_0123456789abcdefABCDEF'],
-    ['JWT', 'session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', 'eyJhbGciOiJIUzI1NiJ9'],
+    [
+      'JWT',
+      'session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+      'eyJhbGciOiJIUzI1NiJ9',
+    ],
     ['bearer token', 'Authorization: Bearer abc.DEF-123_456~xyz', 'abc.DEF-123_456~xyz'],
     ['basic auth', 'Authorization: Basic dXNlcjpodW50ZXIy', 'dXNlcjpodW50ZXIy'],
-    ['password in a URL', 'connect postgres://app:s3cr3t-pw@db.internal:5432/app failed', 's3cr3t-pw'],
+    [
+      'password in a URL',
+      'connect postgres://app:s3cr3t-pw@db.internal:5432/app failed',
+      's3cr3t-pw',
+    ],
     ['password=', 'login failed (password=hunter2)', 'hunter2'],
     ['secret: in JSON', '{"client_secret": "abc123def"}', 'abc123def'],
     ['token=', 'GET /hook?token=abcdef123456&x=1', 'abcdef123456'],
     ['api_key=', 'api_key=zz-top-secret', 'zz-top-secret'],
-    ['private key', 'key: -----BEGIN RSA PRIVATE KEY-----\nMIIEow\nIBAAK\n-----END RSA PRIVATE KEY----- end', 'MIIEow'],
+    [
+      'private key',
+      'key: -----BEGIN RSA PRIVATE KEY-----\nMIIEow\nIBAAK\n-----END RSA PRIVATE KEY----- end',
+      'MIIEow',
+    ],
   ])('masks a %s', (_name, text, secret) => {
     const out = scrub(text);
     expect(out).not.toContain(secret);
@@ -30,8 +62,12 @@ describe('scrubber', () => {
   });
 
   it('keeps the context around a secret', () => {
-    expect(scrub('login failed (password=hunter2) at 12:00')).toBe(`login failed (password=${REDACTED}) at 12:00`);
-    expect(scrub('Authorization: Bearer abcdefgh12345678')).toBe(`Authorization: Bearer ${REDACTED}`);
+    expect(scrub('login failed (password=hunter2) at 12:00')).toBe(
+      `login failed (password=${REDACTED}) at 12:00`,
+    );
+    expect(scrub('Authorization: Bearer abcdefgh12345678')).toBe(
+      `Authorization: Bearer ${REDACTED}`,
+    );
     expect(scrub('postgres://app:pw123456@db/app')).toBe(`postgres://app:${REDACTED}@db/app`);
   });
 

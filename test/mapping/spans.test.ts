@@ -20,9 +20,14 @@ describe('span tree of a run', () => {
     expect(spans).toHaveLength(6);
     expect(run.kind).toBe(SpanKind.INTERNAL);
     expect(run.parentSpanContext).toBeUndefined();
-    expect(iterations.map((s) => s.parentSpanContext?.spanId)).toEqual([run.spanContext().spanId, run.spanContext().spanId]);
+    expect(iterations.map((s) => s.parentSpanContext?.spanId)).toEqual([
+      run.spanContext().spanId,
+      run.spanContext().spanId,
+    ]);
     expect(chats.map((s) => s.kind)).toEqual([SpanKind.CLIENT, SpanKind.CLIENT]);
-    expect(chats.map((s) => s.parentSpanContext?.spanId)).toEqual(iterations.map((s) => s.spanContext().spanId));
+    expect(chats.map((s) => s.parentSpanContext?.spanId)).toEqual(
+      iterations.map((s) => s.spanContext().spanId),
+    );
     expect(tool.kind).toBe(SpanKind.INTERNAL);
     expect(tool.parentSpanContext?.spanId).toBe(iterations[0]!.spanContext().spanId);
   });
@@ -64,7 +69,10 @@ describe('span tree of a run', () => {
   });
 
   it('sets iteration, chat and tool attributes', () => {
-    expect(iterations[0]!.attributes).toEqual({ 'agent.iteration.number': 1, 'agent.context.message_count': 3 });
+    expect(iterations[0]!.attributes).toEqual({
+      'agent.iteration.number': 1,
+      'agent.context.message_count': 3,
+    });
     expect(iterations[1]!.attributes).toEqual({ 'agent.iteration.number': 2 });
     expect(chats[0]!.attributes).toEqual({
       'gen_ai.operation.name': 'chat',
@@ -77,7 +85,11 @@ describe('span tree of a run', () => {
       'gen_ai.response.time_to_first_chunk': 0.5,
     });
     expect(chats[0]!.events.map((e) => [e.name, e.attributes, e.time])).toEqual([
-      ['agent.tool_call.requested', { 'gen_ai.tool.name': 'get_weather', 'gen_ai.tool.call.id': 'call_1' }, [T0, 850_000_000]],
+      [
+        'agent.tool_call.requested',
+        { 'gen_ai.tool.name': 'get_weather', 'gen_ai.tool.call.id': 'call_1' },
+        [T0, 850_000_000],
+      ],
     ]);
     expect(tool.attributes).toEqual({
       'gen_ai.operation.name': 'execute_tool',
@@ -99,25 +111,45 @@ describe('mapping rules', () => {
 
   it('marks a failed tool ERROR with tool_error and the scrubbed error text', () => {
     const h = createHarness();
-    h.feed([
-      behest('RunStarted', RUN_A, '00', {}),
-      behest('ModelStarted', RUN_A, '00.1', { iteration: 1, model: 'm' }),
-      behest('ToolExecutionStarted', RUN_A, '01', { call_id: 'c1', tool_name: 'db' }),
-      behest('ToolExecutionFinished', RUN_A, '02', { call_id: 'c1', tool_name: 'db', result: { Failure: { error: 'auth failed: password=hunter2' } }, duration_ms: 1000 }),
-      behest('RunCompleted', RUN_A, '03', { finish_reason: 'stop', iterations: 1 }),
-    ].join('\n'));
+    h.feed(
+      [
+        behest('RunStarted', RUN_A, '00', {}),
+        behest('ModelStarted', RUN_A, '00.1', { iteration: 1, model: 'm' }),
+        behest('ToolExecutionStarted', RUN_A, '01', { call_id: 'c1', tool_name: 'db' }),
+        behest('ToolExecutionFinished', RUN_A, '02', {
+          call_id: 'c1',
+          tool_name: 'db',
+          result: { Failure: { error: 'auth failed: password=hunter2' } },
+          duration_ms: 1000,
+        }),
+        behest('RunCompleted', RUN_A, '03', { finish_reason: 'stop', iterations: 1 }),
+      ].join('\n'),
+    );
     const tool = spanByName(h.spans(), 'execute_tool db');
-    expect(tool.status).toEqual({ code: SpanStatusCode.ERROR, message: 'auth failed: password=[REDACTED]' });
-    expect(tool.attributes).toMatchObject({ 'error.type': 'tool_error', 'agent.tool.outcome': 'failure' });
+    expect(tool.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: 'auth failed: password=[REDACTED]',
+    });
+    expect(tool.attributes).toMatchObject({
+      'error.type': 'tool_error',
+      'agent.tool.outcome': 'failure',
+    });
   });
 
   it('starts a tool whose start was never seen at finish − duration', () => {
     const h = createHarness();
-    h.feed([
-      behest('RunStarted', RUN_A, '00', {}),
-      behest('ToolExecutionFinished', RUN_A, '01.010', { call_id: 'c9', tool_name: 'fetch', result: { Success: { output: 1 } }, duration_ms: 42 }),
-      behest('RunCompleted', RUN_A, '02', {}),
-    ].join('\n'));
+    h.feed(
+      [
+        behest('RunStarted', RUN_A, '00', {}),
+        behest('ToolExecutionFinished', RUN_A, '01.010', {
+          call_id: 'c9',
+          tool_name: 'fetch',
+          result: { Success: { output: 1 } },
+          duration_ms: 42,
+        }),
+        behest('RunCompleted', RUN_A, '02', {}),
+      ].join('\n'),
+    );
     const tool = spanByName(h.spans(), 'execute_tool fetch');
     expect(tool.startTime).toEqual([T0 + 0, 968_000_000]);
     expect(tool.endTime).toEqual([T0 + 1, 10_000_000]);
@@ -126,15 +158,24 @@ describe('mapping rules', () => {
 
   it('ends the model call at the first tool execution when no message was committed', () => {
     const h = createHarness();
-    h.feed([
-      behest('ModelStarted', RUN_A, '00', { iteration: 1, model: 'm' }),
-      behest('ToolExecutionStarted', RUN_A, '01.5', { call_id: 'c1', tool_name: 't' }),
-      behest('ToolExecutionFinished', RUN_A, '02', { call_id: 'c1', tool_name: 't', result: { Success: { output: null } } }),
-      behest('ModelStarted', RUN_A, '03', { iteration: 2, model: 'm' }),
-      behest('RunCompleted', RUN_A, '04', {}),
-    ].join('\n'));
+    h.feed(
+      [
+        behest('ModelStarted', RUN_A, '00', { iteration: 1, model: 'm' }),
+        behest('ToolExecutionStarted', RUN_A, '01.5', { call_id: 'c1', tool_name: 't' }),
+        behest('ToolExecutionFinished', RUN_A, '02', {
+          call_id: 'c1',
+          tool_name: 't',
+          result: { Success: { output: null } },
+        }),
+        behest('ModelStarted', RUN_A, '03', { iteration: 2, model: 'm' }),
+        behest('RunCompleted', RUN_A, '04', {}),
+      ].join('\n'),
+    );
     const chats = h.spans().filter((s) => s.name === 'chat m');
-    expect(chats.map((c) => c.endTime)).toEqual([[T0 + 1, 500_000_000], [T0 + 4, 0]]);
+    expect(chats.map((c) => c.endTime)).toEqual([
+      [T0 + 1, 500_000_000],
+      [T0 + 4, 0],
+    ]);
     expect(chats[0]!.attributes['agent.span.incomplete']).toBeUndefined();
     expect(chats[1]!.attributes['agent.span.incomplete']).toBe(true);
     expect(chats[0]!.attributes['gen_ai.usage.input_tokens']).toBeUndefined();
@@ -142,22 +183,38 @@ describe('mapping rules', () => {
 
   it('fails a run with a classified error.type, scrubbed description and an exception event', () => {
     const h = createHarness();
-    h.feed([
-      behest('RunStarted', RUN_A, '00', {}),
-      behest('ModelStarted', RUN_A, '00.1', { iteration: 1, model: 'm' }),
-      behest('ToolExecutionStarted', RUN_A, '01', { call_id: 'c1', tool_name: 'slow' }),
-      behest('RunFailed', RUN_A, '05', { error: 'provider error: 401 for key sk-proj-AbCdEf0123456789AbCdEf0123' }),
-    ].join('\n'));
+    h.feed(
+      [
+        behest('RunStarted', RUN_A, '00', {}),
+        behest('ModelStarted', RUN_A, '00.1', { iteration: 1, model: 'm' }),
+        behest('ToolExecutionStarted', RUN_A, '01', { call_id: 'c1', tool_name: 'slow' }),
+        behest('RunFailed', RUN_A, '05', {
+          error: 'provider error: 401 for key sk-proj-AbCdEf0123456789AbCdEf0123',
+        }),
+      ].join('\n'),
+    );
     const spans = h.spans();
     const run = spanByName(spans, 'invoke_agent');
-    expect(run.status).toEqual({ code: SpanStatusCode.ERROR, message: 'provider error: 401 for key [REDACTED]' });
-    expect(run.attributes).toMatchObject({ 'error.type': 'provider', 'agent.run.outcome': 'failed' });
+    expect(run.status).toEqual({
+      code: SpanStatusCode.ERROR,
+      message: 'provider error: 401 for key [REDACTED]',
+    });
+    expect(run.attributes).toMatchObject({
+      'error.type': 'provider',
+      'agent.run.outcome': 'failed',
+    });
     expect(run.events.map((e) => [e.name, e.attributes])).toEqual([
-      ['exception', { 'exception.message': 'provider error: 401 for key [REDACTED]', 'error.type': 'provider' }],
+      [
+        'exception',
+        { 'exception.message': 'provider error: 401 for key [REDACTED]', 'error.type': 'provider' },
+      ],
     ]);
     const tool = spanByName(spans, 'execute_tool slow');
     expect(tool.status.code).toBe(SpanStatusCode.ERROR);
-    expect(tool.attributes).toMatchObject({ 'agent.tool.outcome': 'incomplete', 'agent.span.incomplete': true });
+    expect(tool.attributes).toMatchObject({
+      'agent.tool.outcome': 'incomplete',
+      'agent.span.incomplete': true,
+    });
     expect(tool.endTime).toEqual([T0 + 5, 0]);
     expect(spanByName(spans, 'chat m').endTime).toEqual([T0 + 1, 0]);
   });
@@ -171,49 +228,80 @@ describe('mapping rules', () => {
     ['something odd happened', '_OTHER'],
   ])('classifies %j as %s', (error, type) => {
     const h = createHarness();
-    h.feed([behest('RunStarted', RUN_A, '00', {}), behest('RunFailed', RUN_A, '01', { error })].join('\n'));
+    h.feed(
+      [behest('RunStarted', RUN_A, '00', {}), behest('RunFailed', RUN_A, '01', { error })].join(
+        '\n',
+      ),
+    );
     expect(spanByName(h.spans(), 'invoke_agent').attributes['error.type']).toBe(type);
   });
 
   it('leaves a cancelled run UNSET and its open tool incomplete but not ERROR', () => {
     const h = createHarness();
-    h.feed([
-      behest('RunStarted', RUN_A, '00', {}),
-      behest('ModelStarted', RUN_A, '00.1', { iteration: 1, model: 'm' }),
-      behest('ToolExecutionStarted', RUN_A, '01', { call_id: 'c1', tool_name: 'tests' }),
-      behest('RunCancelled', RUN_A, '03.5', {}),
-    ].join('\n'));
+    h.feed(
+      [
+        behest('RunStarted', RUN_A, '00', {}),
+        behest('ModelStarted', RUN_A, '00.1', { iteration: 1, model: 'm' }),
+        behest('ToolExecutionStarted', RUN_A, '01', { call_id: 'c1', tool_name: 'tests' }),
+        behest('RunCancelled', RUN_A, '03.5', {}),
+      ].join('\n'),
+    );
     const run = spanByName(h.spans(), 'invoke_agent');
     expect(run.status.code).toBe(SpanStatusCode.UNSET);
     expect(run.attributes['agent.run.outcome']).toBe('cancelled');
     expect(run.attributes['error.type']).toBeUndefined();
     const tool = spanByName(h.spans(), 'execute_tool tests');
     expect(tool.status.code).toBe(SpanStatusCode.UNSET);
-    expect(tool.attributes).toMatchObject({ 'agent.tool.outcome': 'incomplete', 'agent.span.incomplete': true });
+    expect(tool.attributes).toMatchObject({
+      'agent.tool.outcome': 'incomplete',
+      'agent.span.incomplete': true,
+    });
   });
 
   it('puts doom loop events on the run and iteration, breaker events on the run', () => {
     const h = createHarness();
-    h.feed([
-      behest('RunStarted', RUN_A, '00', {}),
-      behest('CompactionCircuitOpened', RUN_A, '00.05', { consecutive_failures: 3 }),
-      behest('ModelStarted', RUN_A, '00.1', { iteration: 1, model: 'm' }),
-      behest('DoomLoopDetected', RUN_A, '01', { description: 'cycle detected: [a, b] repeated 2 times' }),
-      behest('RunFailed', RUN_A, '01.5', { error: 'agent stopped' }),
-    ].join('\n'));
+    h.feed(
+      [
+        behest('RunStarted', RUN_A, '00', {}),
+        behest('CompactionCircuitOpened', RUN_A, '00.05', { consecutive_failures: 3 }),
+        behest('ModelStarted', RUN_A, '00.1', { iteration: 1, model: 'm' }),
+        behest('DoomLoopDetected', RUN_A, '01', {
+          description: 'cycle detected: [a, b] repeated 2 times',
+        }),
+        behest('RunFailed', RUN_A, '01.5', { error: 'agent stopped' }),
+      ].join('\n'),
+    );
     const run = spanByName(h.spans(), 'invoke_agent');
-    expect(run.events.map((e) => e.name)).toEqual(['agent.compaction.circuit_breaker.opened', 'agent.doom_loop.detected', 'exception']);
+    expect(run.events.map((e) => e.name)).toEqual([
+      'agent.compaction.circuit_breaker.opened',
+      'agent.doom_loop.detected',
+      'exception',
+    ]);
     expect(run.events[0]!.attributes).toEqual({ 'agent.compaction.consecutive_failures': 3 });
-    expect(run.events[1]!.attributes).toEqual({ 'agent.doom_loop.description': 'cycle detected: [a, b] repeated 2 times' });
+    expect(run.events[1]!.attributes).toEqual({
+      'agent.doom_loop.description': 'cycle detected: [a, b] repeated 2 times',
+    });
     expect(run.attributes['error.type']).toBe('doom_loop');
     const iteration = spanByName(h.spans(), 'agent.iteration');
-    expect(iteration.events.map((e) => [e.name, e.time])).toEqual([['agent.doom_loop.detected', [T0 + 1, 0]]]);
+    expect(iteration.events.map((e) => [e.name, e.time])).toEqual([
+      ['agent.doom_loop.detected', [T0 + 1, 0]],
+    ]);
   });
 
   it('reports an unknown finish reason by its raw value', () => {
     const h = createHarness();
-    h.feed([behest('RunStarted', RUN_A, '00', {}), behest('RunCompleted', RUN_A, '01', { finish_reason: { unknown: 'pause_turn' }, iterations: 0 })].join('\n'));
-    expect(spanByName(h.spans(), 'invoke_agent').attributes['gen_ai.response.finish_reasons']).toEqual(['pause_turn']);
+    h.feed(
+      [
+        behest('RunStarted', RUN_A, '00', {}),
+        behest('RunCompleted', RUN_A, '01', {
+          finish_reason: { unknown: 'pause_turn' },
+          iterations: 0,
+        }),
+      ].join('\n'),
+    );
+    expect(
+      spanByName(h.spans(), 'invoke_agent').attributes['gen_ai.response.finish_reasons'],
+    ).toEqual(['pause_turn']);
   });
 
   it('joins the trace of a parent context, keeping the run id as an attribute', () => {
@@ -225,6 +313,8 @@ describe('mapping rules', () => {
     expect(run.spanContext().traceId).toBe('f'.repeat(32));
     expect(run.parentSpanContext?.spanId).toBe('e'.repeat(16));
     expect(run.attributes['agent.run.id']).toBe(RUN_A);
-    expect(new Set(joined.spans().map((s) => s.spanContext().traceId))).toEqual(new Set(['f'.repeat(32)]));
+    expect(new Set(joined.spans().map((s) => s.spanContext().traceId))).toEqual(
+      new Set(['f'.repeat(32)]),
+    );
   });
 });

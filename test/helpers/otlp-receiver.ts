@@ -1,0 +1,75 @@
+// A real OTLP/HTTP receiver for end-to-end tests: accepts /v1/traces and /v1/metrics in
+// http/json and http/protobuf, decodes both into one normalized shape.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { decodeMetricsRequest, decodeTraceRequest } from './otlp-protobuf.js';
+import type { OtlpMetric, OtlpSpan } from './otlp-protobuf.js';
+import { normalizeJsonMetrics, normalizeJsonSpans } from './otlp-json.js';
+
+export interface OtlpReceiver {
+  readonly url: string;
+  readonly spans: OtlpSpan[];
+  /** The latest metrics export (cumulative temporality: it holds every point). */
+  readonly metrics: OtlpMetric[];
+  /** How many metric exports arrived. */
+  readonly metricExports: number;
+  readonly contentTypes: Set<string>;
+  /** Resource attributes seen on trace requests. */
+  readonly resources: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+  const spans: OtlpSpan[] = [];
+  let metrics: OtlpMetric[] = [];
+  let metricExports = 0;
+  const contentTypes = new Set<string>();
+  const resources: Record<string, unknown>[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      let body = Buffer.concat(chunks);
+      if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
+      const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
+      contentTypes.add(type);
+      const json = type === 'application/json';
+      try {
+        if (req.url === '/v1/traces') {
+          const decoded = json
+            ? normalizeJsonSpans(JSON.parse(body.toString('utf8')))
+            : decodeTraceRequest(body);
+          spans.push(...decoded.spans);
+          resources.push(...decoded.resources);
+        } else if (req.url === '/v1/metrics') {
+          metrics = json
+            ? normalizeJsonMetrics(JSON.parse(body.toString('utf8')))
+            : decodeMetricsRequest(body);
+          metricExports += 1;
+        } else {
+          res.writeHead(404).end();
+          return;
+        }
+        res.writeHead(200, { 'content-type': type }).end(json ? '{}' : Buffer.alloc(0));
+      } catch (error) {
+        res.writeHead(400).end(String(error));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    spans,
+    get metrics() {
+      return metrics;
+    },
+    get metricExports() {
+      return metricExports;
+    },
+    contentTypes,
+    resources,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
