@@ -4,14 +4,14 @@ import {
   isExportConfigured,
   SpanCollector,
   startTelemetry,
-  tracesEndpoint,
+  describeTraceDestination,
 } from '../telemetry/index.js';
 import type { Telemetry } from '../telemetry/index.js';
 import type { OutputMode } from './args.js';
 
 /** Where the CLI's telemetry goes: a collector over OTLP, or a trace tree in the terminal. */
 export type Output =
-  | { readonly mode: 'otlp'; readonly telemetry: Telemetry; readonly endpoint: string }
+  | { readonly mode: 'otlp'; readonly telemetry: Telemetry; readonly destination: string }
   | {
       readonly mode: 'terminal';
       readonly telemetry: Telemetry;
@@ -24,10 +24,18 @@ const MAX_TERMINAL_TRACES = 20;
 
 export async function setUpOutput(mode: OutputMode, env: Env): Promise<Output> {
   if (mode === 'otlp' || (mode === 'auto' && isExportConfigured(env))) {
-    return { mode: 'otlp', telemetry: startTelemetry({ env }), endpoint: tracesEndpoint(env) };
+    return {
+      mode: 'otlp',
+      telemetry: startTelemetry({ env }),
+      destination: describeTraceDestination(env),
+    };
   }
   if (mode === 'auto' && (await isListening(DEFAULT_COLLECTOR.host, DEFAULT_COLLECTOR.port))) {
-    return { mode: 'otlp', telemetry: startTelemetry({ env }), endpoint: tracesEndpoint(env) };
+    return {
+      mode: 'otlp',
+      telemetry: startTelemetry({ env }),
+      destination: describeTraceDestination(env),
+    };
   }
   const collector = new SpanCollector(MAX_TERMINAL_TRACES);
   return {

@@ -78,8 +78,7 @@ export async function runPipeline(
       if (output.collector.skipped > 0)
         out.push(`(${output.collector.skipped} spans of further traces not shown)`, '');
     }
-    const destination =
-      output.mode === 'otlp' ? `OTLP → ${output.endpoint}` : `terminal (${output.reason})`;
+    const destination = output.mode === 'otlp' ? output.destination : `terminal (${output.reason})`;
     out.push(
       ...renderSummary({
         command,

@@ -46,7 +46,15 @@ export function isExportConfigured(env: Env): boolean {
   ].some((name) => (env[name] ?? '').trim() !== '');
 }
 
-/** Where the traces exporter sends to, for messages (the exporter itself reads the env). */
+/** Where traces go, in words, for messages (the exporter itself reads the env). */
+export function describeTraceDestination(env: Env): string {
+  const name = resolveExporterName(env, 'OTEL_TRACES_EXPORTER');
+  if (name === 'none') return 'traces not exported (OTEL_TRACES_EXPORTER=none)';
+  if (name === 'console') return 'traces to the console (OTEL_TRACES_EXPORTER=console)';
+  return `OTLP ${resolveProtocol(env, 'TRACES')} → ${tracesEndpoint(env)}`;
+}
+
+/** Where the OTLP traces exporter sends to. */
 export function tracesEndpoint(env: Env): string {
   const specific = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']?.trim();
   if (specific) return specific;

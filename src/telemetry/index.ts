@@ -3,4 +3,4 @@ export { startTelemetry } from './start-telemetry.js';
 export type { Telemetry, TelemetryOptions } from './start-telemetry.js';
 export { SpanCollector } from './span-collector.js';
 export type { CollectedSpan } from './span-collector.js';
-export { isExportConfigured, tracesEndpoint } from './exporter-choice.js';
+export { describeTraceDestination, isExportConfigured } from './exporter-choice.js';

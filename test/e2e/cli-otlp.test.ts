@@ -52,7 +52,7 @@ describe.each(['http/json', 'http/protobuf'])('ingest → OTLP over %s', (protoc
   it('exits 0 and prints only the summary', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`export  OTLP → ${receiver.url}/v1/traces`);
+    expect(result.stdout).toContain(`export  OTLP ${protocol} → ${receiver.url}/v1/traces`);
     expect(result.stdout).toMatch(
       /runs {4}completed 25 {2}failed 18 {2}cancelled 9 {2}abandoned 1/,
     );
