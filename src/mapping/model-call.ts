@@ -1,0 +1,127 @@
+import type { Attributes } from '@opentelemetry/api';
+import type { ModelStarted, UsageRecorded } from '../events/agent-event.js';
+import { ACCEPTED, rejected } from './apply-outcome.js';
+import type { ApplyOutcome } from './apply-outcome.js';
+import { chatMetricAttributes } from './metrics.js';
+import { endChat, endIteration } from './run-end.js';
+import type { RunRecord } from './run-state.js';
+import * as S from './semconv.js';
+import { SpanKind, startSpan } from './spans.js';
+import type { TrackerContext } from './tracker-context.js';
+
+/** Fills in the run's provider and model when it did not know them yet (a lazily opened run). */
+export function learnRunModel(
+  run: RunRecord,
+  provider: string | undefined,
+  model: string | undefined,
+): void {
+  if (provider !== undefined && run.model.provider === undefined) {
+    run.model.provider = provider;
+    run.span.setAttribute(S.ATTR_GEN_AI_PROVIDER_NAME, provider);
+  }
+  if (model !== undefined && run.model.model === undefined) {
+    run.model.model = model;
+    run.span.setAttribute(S.ATTR_GEN_AI_REQUEST_MODEL, model);
+  }
+}
+
+/** ModelStarted: ends the previous iteration, starts the iteration span and its model call. */
+export function startIteration(
+  ctx: TrackerContext,
+  run: RunRecord,
+  event: ModelStarted,
+): ApplyOutcome {
+  if (event.iteration <= run.highestIteration) {
+    return rejected(
+      'rejected',
+      'iteration_out_of_order',
+      `ModelStarted for iteration ${event.iteration} after iteration ${run.highestIteration}`,
+    );
+  }
+  if (run.chat !== undefined) endChat(ctx, run, run.chat, { time: event.time, incomplete: false });
+  endIteration(run, event.time);
+  learnRunModel(run, event.provider, event.model);
+  run.highestIteration = event.iteration;
+  run.iterationCount += 1;
+
+  const n = event.iteration;
+  const iterationAttributes: Attributes = { [S.ATTR_AGENT_ITERATION_NUMBER]: n };
+  if (run.pendingMessageCount !== undefined)
+    iterationAttributes[S.ATTR_AGENT_CONTEXT_MESSAGE_COUNT] = run.pendingMessageCount;
+  run.pendingMessageCount = undefined;
+  const iteration = startSpan({
+    tracer: ctx.tracer,
+    name: S.SPAN_AGENT_ITERATION,
+    kind: SpanKind.INTERNAL,
+    parent: run.context,
+    traceId: run.traceId,
+    role: `iteration/${n}`,
+    startTime: event.time,
+    attributes: iterationAttributes,
+  });
+  run.iteration = { number: n, span: iteration.span, context: iteration.context };
+
+  const model = {
+    provider: event.provider ?? run.model.provider,
+    model: event.model ?? run.model.model,
+  };
+  const chatAttributes = chatMetricAttributes(model);
+  if (run.conversationId !== undefined)
+    chatAttributes[S.ATTR_GEN_AI_CONVERSATION_ID] = run.conversationId;
+  chatAttributes[S.ATTR_AGENT_ITERATION_NUMBER] = n;
+  const chat = startSpan({
+    tracer: ctx.tracer,
+    name:
+      model.model === undefined
+        ? S.GEN_AI_OPERATION_CHAT
+        : `${S.GEN_AI_OPERATION_CHAT} ${model.model}`,
+    kind: SpanKind.CLIENT,
+    parent: iteration.context,
+    traceId: run.traceId,
+    role: `chat/${n}`,
+    startTime: event.time,
+    attributes: chatAttributes,
+  });
+  run.chat = {
+    span: chat.span,
+    iteration: n,
+    start: event.time,
+    model,
+    firstChunk: undefined,
+    inputTokens: undefined,
+    outputTokens: undefined,
+    cacheReadTokens: undefined,
+    cacheCreationTokens: undefined,
+    text: '',
+  };
+  return ACCEPTED;
+}
+
+/** UsageRecorded: tokens on the open model call and the run, one metric point per token type. */
+export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRecorded): void {
+  const { inputTokens, outputTokens, cacheReadInputTokens, cacheCreationInputTokens } = event.usage;
+  const chat = run.chat;
+  const model = chat?.model ?? run.model;
+  const add = (a: number | undefined, b: number | undefined) =>
+    b === undefined ? a : (a ?? 0) + b;
+  if (chat !== undefined) {
+    chat.inputTokens = add(chat.inputTokens, inputTokens);
+    chat.outputTokens = add(chat.outputTokens, outputTokens);
+    chat.cacheReadTokens = add(chat.cacheReadTokens, cacheReadInputTokens);
+    chat.cacheCreationTokens = add(chat.cacheCreationTokens, cacheCreationInputTokens);
+  }
+  run.inputTokens = add(run.inputTokens, inputTokens);
+  run.outputTokens = add(run.outputTokens, outputTokens);
+  if (inputTokens !== undefined) {
+    ctx.instruments.tokenUsage.record(inputTokens, {
+      ...chatMetricAttributes(model),
+      [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_INPUT,
+    });
+  }
+  if (outputTokens !== undefined) {
+    ctx.instruments.tokenUsage.record(outputTokens, {
+      ...chatMetricAttributes(model),
+      [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_OUTPUT,
+    });
+  }
+}

@@ -1,0 +1,78 @@
+import { SpanStatusCode } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
+import type { ToolExecutionFinished } from '../events/agent-event.js';
+import { subtractMillis } from '../events/hr-time.js';
+import { ACCEPTED, rejected } from './apply-outcome.js';
+import type { ApplyOutcome } from './apply-outcome.js';
+import { endChat, endTool, toolResultContent } from './run-end.js';
+import type { RunRecord, ToolRecord } from './run-state.js';
+import * as S from './semconv.js';
+import { SpanKind, startSpan } from './spans.js';
+import type { TrackerContext } from './tracker-context.js';
+
+/** Starts an `execute_tool` span under the open iteration (or the run). */
+export function startTool(
+  ctx: TrackerContext,
+  run: RunRecord,
+  callId: string,
+  name: string,
+  time: ToolRecord['start'],
+): ToolRecord {
+  const attributes: Attributes = {
+    [S.ATTR_GEN_AI_OPERATION_NAME]: S.GEN_AI_OPERATION_EXECUTE_TOOL,
+    [S.ATTR_GEN_AI_TOOL_NAME]: name,
+    [S.ATTR_GEN_AI_TOOL_CALL_ID]: callId,
+    [S.ATTR_GEN_AI_TOOL_TYPE]: S.GEN_AI_TOOL_TYPE_FUNCTION,
+  };
+  const args = run.toolArguments.get(callId);
+  if (args !== undefined) attributes[S.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = args;
+  run.toolArguments.delete(callId);
+  const { span } = startSpan({
+    tracer: ctx.tracer,
+    name: `${S.GEN_AI_OPERATION_EXECUTE_TOOL} ${name}`,
+    kind: SpanKind.INTERNAL,
+    parent: run.iteration?.context ?? run.context,
+    traceId: run.traceId,
+    role: `tool/${callId}`,
+    startTime: time,
+    attributes,
+  });
+  const tool: ToolRecord = { span, callId, name, start: time };
+  run.tools.set(callId, tool);
+  return tool;
+}
+
+/** ToolExecutionFinished: ends the tool span, starting it first (at finish − duration) when its start was never seen. */
+export function finishTool(
+  ctx: TrackerContext,
+  run: RunRecord,
+  event: ToolExecutionFinished,
+): ApplyOutcome {
+  if (run.finishedTools.has(event.callId)) {
+    return rejected(
+      'duplicate',
+      'tool_already_finished',
+      `tool call ${event.callId} already finished`,
+    );
+  }
+  let tool = run.tools.get(event.callId);
+  if (tool === undefined) {
+    if (run.chat !== undefined)
+      endChat(ctx, run, run.chat, { time: event.time, incomplete: false });
+    const start =
+      event.durationMs === undefined ? event.time : subtractMillis(event.time, event.durationMs);
+    tool = startTool(ctx, run, event.callId, event.toolName, start);
+  }
+  if (event.result.ok) {
+    if (ctx.captureContent)
+      tool.span.setAttribute(
+        S.ATTR_GEN_AI_TOOL_CALL_RESULT,
+        toolResultContent(ctx, event.result.output),
+      );
+    endTool(ctx, run, tool, event.time, 'success', undefined);
+  } else {
+    tool.span.setStatus({ code: SpanStatusCode.ERROR, message: ctx.scrub(event.result.error) });
+    endTool(ctx, run, tool, event.time, 'failure', 'tool_error');
+  }
+  return ACCEPTED;
+}
