@@ -22,7 +22,8 @@ export type AgentEvent =
   | RunFailed
   | RunCancelled
   | DoomLoopDetected
-  | CompactionCircuitOpened;
+  | CompactionCircuitOpened
+  | Annotation;
 
 export type AgentEventType = AgentEvent['type'];
 
@@ -88,6 +89,12 @@ export interface ToolExecutionFinished extends EventBase {
 export interface AssistantMessageCommitted extends EventBase {
   readonly type: 'AssistantMessageCommitted';
   readonly messageId?: string | undefined;
+  /** The model call it ends; default: the current one. */
+  readonly iteration?: number | undefined;
+  /** Facts the runtime reports only with the message (oxi, crabtalk). */
+  readonly provider?: string | undefined;
+  readonly model?: string | undefined;
+  readonly finishReason?: string | undefined;
 }
 export interface ToolMessageCommitted extends EventBase {
   readonly type: 'ToolMessageCommitted';
@@ -102,6 +109,8 @@ export interface TokenUsage {
 export interface UsageRecorded extends EventBase {
   readonly type: 'UsageRecorded';
   readonly usage: TokenUsage;
+  /** The model call the usage belongs to; default: the current (or latest) one. */
+  readonly iteration?: number | undefined;
 }
 export interface RunCompleted extends EventBase {
   readonly type: 'RunCompleted';
@@ -122,6 +131,23 @@ export interface DoomLoopDetected extends EventBase {
 export interface CompactionCircuitOpened extends EventBase {
   readonly type: 'CompactionCircuitOpened';
   readonly consecutiveFailures: number;
+}
+
+export type AnnotationValue = string | number | boolean | readonly string[];
+
+/**
+ * A runtime-specific fact (retries, fallbacks, tool tiers, compaction sizes, cost) for a span of
+ * the run: attributes in the runtime's own namespace (`oxi.*`, `agent_sdk.*`, `crabtalk.*`), or,
+ * with `event`, a span event. String values are scrubbed before they leave the process.
+ */
+export interface Annotation extends EventBase {
+  readonly type: 'Annotation';
+  readonly target: 'run' | 'iteration' | 'model_call' | 'tool';
+  /** For `tool`: the tool call; falls back to the run span when that tool span is not open. */
+  readonly callId?: string | undefined;
+  /** Span event name; absent: the attributes are set on the span. */
+  readonly event?: string | undefined;
+  readonly attributes: Readonly<Record<string, AnnotationValue>>;
 }
 
 /** The events that end a run. */

@@ -4,8 +4,9 @@ import { ACCEPTED, rejected } from './apply-outcome.js';
 import type { ApplyOutcome } from './apply-outcome.js';
 import { toContentAttribute } from './content.js';
 import { agentMetricAttributes } from './metrics.js';
-import { learnRunModel, recordUsage, startIteration } from './model-call.js';
-import { endChat } from './run-end.js';
+import { commitMessage, learnRunModel, recordUsage, startIteration } from './model-call.js';
+import { annotate } from './annotate.js';
+import { closeChat } from './chat-end.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
 import { finishTool, startTool } from './tool-execution.js';
@@ -65,8 +66,10 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
       return ACCEPTED;
     }
     case 'AssistantMessageCommitted':
-      if (run.chat !== undefined)
-        endChat(ctx, run, run.chat, { time: event.time, incomplete: false });
+      commitMessage(run, event);
+      return ACCEPTED;
+    case 'Annotation':
+      annotate(ctx, run, event);
       return ACCEPTED;
     case 'ToolExecutionStarted': {
       if (run.tools.has(event.callId) || run.finishedTools.has(event.callId)) {
@@ -76,8 +79,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
           `tool call ${event.callId} already started`,
         );
       }
-      if (run.chat !== undefined)
-        endChat(ctx, run, run.chat, { time: event.time, incomplete: false });
+      if (run.chat !== undefined) closeChat(run, run.chat, { time: event.time, incomplete: false });
       startTool(ctx, run, event.callId, event.toolName, event.time);
       return ACCEPTED;
     }

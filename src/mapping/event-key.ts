@@ -19,10 +19,13 @@ export function eventKey(event: AgentEvent): string {
     case 'ToolCallDelta':
       return `${base}#${event.callId}#${event.delta}`;
     case 'AssistantMessageCommitted':
+      return `${base}#${event.messageId ?? ''}#${event.iteration ?? ''}`;
     case 'ToolMessageCommitted':
       return `${base}#${event.messageId ?? ''}`;
     case 'UsageRecorded':
-      return `${base}#${event.usage.inputTokens ?? ''}/${event.usage.outputTokens ?? ''}`;
+      return `${base}#${event.iteration ?? ''}#${event.usage.inputTokens ?? ''}/${event.usage.outputTokens ?? ''}`;
+    case 'Annotation':
+      return `${base}#${event.target}#${event.callId ?? ''}#${event.event ?? ''}#${JSON.stringify(event.attributes)}`;
     case 'ContextBuilt':
       return `${base}#${event.messageCount}`;
     case 'DoomLoopDetected':

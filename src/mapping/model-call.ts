@@ -1,9 +1,14 @@
 import type { Attributes } from '@opentelemetry/api';
-import type { ModelStarted, UsageRecorded } from '../events/agent-event.js';
+import type {
+  AssistantMessageCommitted,
+  ModelStarted,
+  UsageRecorded,
+} from '../events/agent-event.js';
 import { ACCEPTED, rejected } from './apply-outcome.js';
 import type { ApplyOutcome } from './apply-outcome.js';
 import { chatMetricAttributes } from './metrics.js';
-import { endChat, endIteration } from './run-end.js';
+import { closeChat, targetChat } from './chat-end.js';
+import { endIteration } from './run-end.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
 import { SpanKind, startSpan } from './spans.js';
@@ -38,7 +43,7 @@ export function startIteration(
       `ModelStarted for iteration ${event.iteration} after iteration ${run.highestIteration}`,
     );
   }
-  if (run.chat !== undefined) endChat(ctx, run, run.chat, { time: event.time, incomplete: false });
+  if (run.chat !== undefined) closeChat(run, run.chat, { time: event.time, incomplete: false });
   endIteration(run, event.time);
   learnRunModel(run, event.provider, event.model);
   run.highestIteration = event.iteration;
@@ -93,14 +98,19 @@ export function startIteration(
     cacheReadTokens: undefined,
     cacheCreationTokens: undefined,
     text: '',
+    finishReason: undefined,
+    end: undefined,
+    incomplete: false,
+    errorType: undefined,
   };
+  run.chats.push(run.chat);
   return ACCEPTED;
 }
 
 /** UsageRecorded: tokens on the open model call and the run, one metric point per token type. */
 export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRecorded): void {
   const { inputTokens, outputTokens, cacheReadInputTokens, cacheCreationInputTokens } = event.usage;
-  const chat = run.chat;
+  const chat = targetChat(run, event.iteration);
   const model = chat?.model ?? run.model;
   const add = (a: number | undefined, b: number | undefined) =>
     b === undefined ? a : (a ?? 0) + b;
@@ -124,4 +134,15 @@ export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRec
       [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_OUTPUT,
     });
   }
+}
+
+/** AssistantMessageCommitted: ends the model call; takes the provider, model and finish reason it names. */
+export function commitMessage(run: RunRecord, event: AssistantMessageCommitted): void {
+  const chat = targetChat(run, event.iteration);
+  learnRunModel(run, event.provider, event.model);
+  if (chat === undefined) return;
+  if (event.provider !== undefined) chat.model.provider = event.provider;
+  if (event.model !== undefined) chat.model.model = event.model;
+  if (event.finishReason !== undefined) chat.finishReason = event.finishReason;
+  closeChat(run, chat, { time: event.time, incomplete: false });
 }

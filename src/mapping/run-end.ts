@@ -1,9 +1,10 @@
 import { SpanStatusCode } from '@opentelemetry/api';
-import type { HrTime, Span } from '@opentelemetry/api';
+import type { HrTime } from '@opentelemetry/api';
 import { maxHrTime, secondsBetween } from '../events/hr-time.js';
 import { toContentAttribute } from './content.js';
-import { agentMetricAttributes, chatMetricAttributes } from './metrics.js';
-import type { ChatRecord, RunRecord, ToolRecord } from './run-state.js';
+import { closeChat, finalizeChat } from './chat-end.js';
+import { agentMetricAttributes } from './metrics.js';
+import type { RunRecord, ToolRecord } from './run-state.js';
 import * as S from './semconv.js';
 import type { TrackerContext } from './tracker-context.js';
 
@@ -17,45 +18,6 @@ export interface RunEnding {
   readonly errorMessage?: string;
   readonly finishReason?: string;
   readonly iterations?: number;
-}
-
-/** How a span that is still open when its parent work stops gets ended. */
-interface Cut {
-  readonly time: HrTime;
-  readonly incomplete: boolean;
-  /** Set when the span fails with its run. */
-  readonly errorType?: string | undefined;
-}
-
-export function endChat(ctx: TrackerContext, run: RunRecord, chat: ChatRecord, cut: Cut): void {
-  const span = chat.span;
-  if (chat.inputTokens !== undefined)
-    span.setAttribute(S.ATTR_GEN_AI_USAGE_INPUT_TOKENS, chat.inputTokens);
-  if (chat.outputTokens !== undefined)
-    span.setAttribute(S.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, chat.outputTokens);
-  if (chat.cacheReadTokens !== undefined)
-    span.setAttribute(S.ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, chat.cacheReadTokens);
-  if (chat.cacheCreationTokens !== undefined)
-    span.setAttribute(S.ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, chat.cacheCreationTokens);
-  if (ctx.captureContent && chat.text !== '') {
-    const content = toContentAttribute(chat.text, ctx.maxContentBytes, ctx.scrub);
-    span.setAttribute(
-      S.ATTR_GEN_AI_OUTPUT_MESSAGES,
-      JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content }] }]),
-    );
-  }
-  const end = maxHrTime(cut.time, chat.start);
-  markCut(span, cut);
-  span.end(end);
-  const attributes = chatMetricAttributes(chat.model, cut.errorType);
-  ctx.instruments.operationDuration.record(secondsBetween(end, chat.start), attributes);
-  if (chat.firstChunk !== undefined) {
-    ctx.instruments.timeToFirstChunk.record(
-      secondsBetween(chat.firstChunk, chat.start),
-      attributes,
-    );
-  }
-  if (run.chat === chat) run.chat = undefined;
 }
 
 export type ToolOutcome = 'success' | 'failure' | 'incomplete';
@@ -102,8 +64,9 @@ export function endIteration(run: RunRecord, time: HrTime, errorType?: string): 
 export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): void {
   const end = maxHrTime(ending.time, run.start);
   const failedType = ending.outcome === 'failed' ? ending.errorType : undefined;
-  const cut: Cut = { time: end, incomplete: true, errorType: failedType };
-  if (run.chat !== undefined) endChat(ctx, run, run.chat, cut);
+  if (run.chat !== undefined)
+    closeChat(run, run.chat, { time: end, incomplete: true, errorType: failedType });
+  for (const chat of run.chats) finalizeChat(ctx, chat, end);
   for (const tool of [...run.tools.values()]) {
     if (failedType !== undefined) tool.span.setStatus({ code: SpanStatusCode.ERROR });
     endTool(ctx, run, tool, end, 'incomplete', failedType);
@@ -149,14 +112,6 @@ export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): 
   const iterationAttributes = agentMetricAttributes(ctx.agentName);
   iterationAttributes[S.ATTR_AGENT_RUN_OUTCOME] = ending.outcome;
   ctx.instruments.iterations.record(iterations, iterationAttributes);
-}
-
-function markCut(span: Span, cut: Cut): void {
-  if (cut.incomplete) span.setAttribute(S.ATTR_AGENT_SPAN_INCOMPLETE, true);
-  if (cut.errorType !== undefined) {
-    span.setAttribute(S.ATTR_ERROR_TYPE, cut.errorType);
-    span.setStatus({ code: SpanStatusCode.ERROR });
-  }
 }
 
 /** Captured tool output, scrubbed and truncated. */

@@ -1,6 +1,5 @@
 import type { Context, HrTime, Span } from '@opentelemetry/api';
 import type { DialectName } from '../dialects/parse-result.js';
-import type { ModelIdentity } from './metrics.js';
 
 /** Mutable model identity of a run or call (a lazily opened run learns it later). */
 export interface MutableModel {
@@ -19,7 +18,14 @@ export interface ChatRecord {
   readonly span: Span;
   readonly iteration: number;
   readonly start: HrTime;
-  readonly model: ModelIdentity;
+  /** Provider and model; a runtime may name them only when the message is committed. */
+  readonly model: MutableModel;
+  finishReason: string | undefined;
+  /** When the call ended. The span itself is ended with the run, so late usage still lands on it. */
+  end: HrTime | undefined;
+  incomplete: boolean;
+  /** Set when the call failed with its run. */
+  errorType: string | undefined;
   firstChunk: HrTime | undefined;
   inputTokens: number | undefined;
   outputTokens: number | undefined;
@@ -53,7 +59,10 @@ export interface RunRecord {
   /** Wall-clock milliseconds of the last event, for the idle timeout. */
   lastActivityMillis: number;
   iteration: IterationRecord | undefined;
+  /** The model call in progress, if any. */
   chat: ChatRecord | undefined;
+  /** Every model call of the run, ended with the run span. */
+  readonly chats: ChatRecord[];
   pendingMessageCount: number | undefined;
   highestIteration: number;
   iterationCount: number;

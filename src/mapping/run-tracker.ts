@@ -160,6 +160,7 @@ export class RunTracker {
       lastActivityMillis: this.ctx.now(),
       iteration: undefined,
       chat: undefined,
+      chats: [],
       pendingMessageCount: undefined,
       highestIteration: -1,
       iterationCount: 0,

@@ -4,7 +4,8 @@ import type { ToolExecutionFinished } from '../events/agent-event.js';
 import { subtractMillis } from '../events/hr-time.js';
 import { ACCEPTED, rejected } from './apply-outcome.js';
 import type { ApplyOutcome } from './apply-outcome.js';
-import { endChat, endTool, toolResultContent } from './run-end.js';
+import { closeChat } from './chat-end.js';
+import { endTool, toolResultContent } from './run-end.js';
 import type { RunRecord, ToolRecord } from './run-state.js';
 import * as S from './semconv.js';
 import { SpanKind, startSpan } from './spans.js';
@@ -57,8 +58,7 @@ export function finishTool(
   }
   let tool = run.tools.get(event.callId);
   if (tool === undefined) {
-    if (run.chat !== undefined)
-      endChat(ctx, run, run.chat, { time: event.time, incomplete: false });
+    if (run.chat !== undefined) closeChat(run, run.chat, { time: event.time, incomplete: false });
     const start =
       event.durationMs === undefined ? event.time : subtractMillis(event.time, event.durationMs);
     tool = startTool(ctx, run, event.callId, event.toolName, start);
