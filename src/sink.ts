@@ -2,9 +2,10 @@ import { diag, metrics, trace } from '@opentelemetry/api';
 import type { Attributes, MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { resolveConfig } from './config.js';
 import type { AgentOtelSinkOptions } from './config.js';
-import { parseLine } from './dialects/detect.js';
-import type { InputDialect } from './dialects/detect.js';
-import type { DialectName } from './dialects/parse-result.js';
+import { createLineDecoder } from './dialects/detect.js';
+import type { InputDialect, LineDecoder } from './dialects/detect.js';
+import type { DialectName, ParseResult } from './dialects/parse-result.js';
+import { createArrivalClock } from './dialects/stream-clock.js';
 import type { AgentEvent } from './events/agent-event.js';
 import { createInstruments } from './mapping/metrics.js';
 import { RunTracker } from './mapping/run-tracker.js';
@@ -27,6 +28,16 @@ export interface HandleResult {
   readonly path?: string;
   /** The run the input belonged to, when it could be read. */
   readonly runId?: string;
+  /** The runtime's own name for the input (`RunStarted`, `messageEnd`, `tool_call_end`, …). */
+  readonly sourceType?: string;
+}
+
+/** One input stream (a file, a request, a conversation): runs without ids are scoped to it. */
+export interface EventStream {
+  /** Parses one line of JSON and maps it. Never throws. */
+  handleJson(line: string): HandleResult;
+  /** The dialect the stream is locked to once auto-detection is sure. */
+  readonly dialect: DialectName | undefined;
 }
 
 export interface SinkStats {
@@ -39,8 +50,12 @@ export interface SinkStats {
 export interface AgentOtelSink {
   /** Maps one canonical event. Never throws. */
   handle(event: AgentEvent): HandleResult;
-  /** Parses one line of JSON in a dialect and maps it. Never throws. */
+  /** Parses one line of JSON in a dialect and maps it (one default stream per dialect). Never throws. */
   handleJson(line: string, dialect?: InputDialect): HandleResult;
+  /** A stream of its own, for inputs whose runtime carries no run ids (oxi, agent-sdk, crabtalk). */
+  openStream(scope: string, dialect?: InputDialect): EventStream;
+  /** Maps what a source decoded itself (e.g. crabtalk daemon frames). Never throws. */
+  handleParsed(result: ParseResult, dialect: DialectName | 'unknown'): HandleResult;
   /** Counts an input the caller rejected before parsing (an oversize line, invalid UTF-8). */
   reject(reason: string, message: string): HandleResult;
   /** Ends every open run as abandoned (e.g. at the end of a finite input). Returns how many. */
@@ -129,24 +144,60 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
     }
   };
 
+  const applyParsed = (result: ParseResult, dialect: DialectName | 'unknown'): HandleResult => {
+    const source =
+      'sourceType' in result && result.sourceType !== undefined
+        ? { sourceType: result.sourceType }
+        : {};
+    if (!result.ok) {
+      if (result.outcome === 'ignored') log.debug(result.message);
+      return count({
+        outcome: result.outcome,
+        dialect,
+        reason: result.reason,
+        message: result.message,
+        ...('path' in result && result.path !== undefined ? { path: result.path } : {}),
+        ...source,
+      });
+    }
+    const mapped = result.events.map((event) =>
+      apply(event, dialect === 'unknown' ? 'native' : dialect),
+    );
+    return count({ ...combine(mapped, dialect), ...source });
+  };
+
+  const streams = new Map<string, LineDecoder>();
+  const openStream = (scope: string, dialect: InputDialect = config.dialect): EventStream => {
+    const decoder = createLineDecoder(dialect, { scope, arrival: createArrivalClock(config.now) });
+    return {
+      get dialect() {
+        return decoder.dialect;
+      },
+      handleJson(line) {
+        const { dialect: detected, result } = decoder.decodeLine(line);
+        return applyParsed(result, detected);
+      },
+    };
+  };
+
   return {
     handle(event) {
       return count(apply(event, 'native'));
     },
     handleJson(line, dialect = config.dialect) {
-      const parsed = parseLine(line, dialect);
-      const result = parsed.result;
-      if (result.ok)
-        return count(apply(result.event, parsed.dialect === 'unknown' ? 'native' : parsed.dialect));
-      if (result.outcome === 'ignored') log.debug(result.message);
-      return count({
-        outcome: result.outcome,
-        dialect: parsed.dialect,
-        reason: result.reason,
-        message: result.message,
-        ...('path' in result && result.path !== undefined ? { path: result.path } : {}),
-      });
+      let stream = streams.get(dialect);
+      if (stream === undefined) {
+        stream = createLineDecoder(dialect, {
+          scope: 'default',
+          arrival: createArrivalClock(config.now),
+        });
+        streams.set(dialect, stream);
+      }
+      const { dialect: detected, result } = stream.decodeLine(line);
+      return applyParsed(result, detected);
     },
+    handleParsed: applyParsed,
+    openStream,
     reject(reason, message) {
       return count({ outcome: 'rejected', dialect: 'unknown', reason, message });
     },
@@ -199,4 +250,20 @@ async function flushProviders(
       }
     }),
   );
+}
+
+/** One input may map to several events: it is rejected if one was, late or duplicate if all were. */
+function combine(results: readonly HandleResult[], dialect: DialectName | 'unknown'): HandleResult {
+  const runId = results[0]?.runId;
+  const base = { dialect, ...(runId === undefined ? {} : { runId }) };
+  const rejected = results.find((r) => r.outcome === 'rejected');
+  if (rejected !== undefined) return { ...rejected, ...base };
+  if (
+    results.length > 0 &&
+    results.every((r) => r.outcome === results[0]!.outcome) &&
+    results[0]!.outcome !== 'accepted'
+  ) {
+    return { ...results[0]!, ...base };
+  }
+  return { outcome: 'accepted', ...base };
 }

@@ -55,7 +55,10 @@ describe('resolveConfig', () => {
     [{ maxOpenRuns: 0 }, 'maxOpenRuns must be a positive integer, got 0'],
     [{ idleTimeoutMillis: 1.5 }, 'idleTimeoutMillis must be a positive integer, got 1.5'],
     [{ maxContentBytes: -1 }, 'maxContentBytes must be a positive integer, got -1'],
-    [{ dialect: 'klingon' as never }, 'dialect must be one of auto, behest, got klingon'],
+    [
+      { dialect: 'klingon' as never },
+      'dialect must be one of auto, behest, oxi, agent-sdk, crabtalk, got klingon',
+    ],
     [{ scrubPatterns: ['sk-'] as never }, 'scrubPatterns must be regular expressions'],
   ])('throws ConfigError at construction for %j', (options, message) => {
     expect(() => createAgentOtelSink({ env: {}, ...options })).toThrow(new ConfigError(message));

@@ -45,9 +45,13 @@ export async function runPipeline(
   let reported = 0;
   let lastProgress = 0;
   for (const input of inputs) {
+    // Each input is a stream of its own: runtimes without run ids scope their runs to it.
+    const stream = sink.openStream(input.name, options.dialect);
     for await (const line of input.lines) {
       lines += 1;
-      const result = line.ok ? sink.handleJson(line.text) : sink.reject(line.reason, line.message);
+      const result = line.ok
+        ? stream.handleJson(line.text)
+        : sink.reject(line.reason, line.message);
       if (result.outcome === 'rejected' && reported++ < MAX_REPORTED_REJECTS && !options.quiet) {
         io.stderr.write(
           `${input.name}:${line.lineNumber}: rejected: ${result.message ?? result.reason ?? ''}\n`,

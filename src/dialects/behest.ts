@@ -2,6 +2,8 @@ import { z } from 'zod';
 import type { AgentEvent, ToolResult } from '../events/agent-event.js';
 import { parseRfc3339 } from '../events/hr-time.js';
 import type { Dialect, ParseResult } from './parse-result.js';
+import { accepted, ignoredVariant, isRecord, rejectedSchema } from './parse-result.js';
+import { toRejection } from './zod-issue.js';
 
 // behest 0.2.2 serde JSON: externally tagged `{"Variant":{...}}`. Loose objects tolerate
 // fields added by newer versions; `nullish` tolerates optional fields serialized as null.
@@ -224,24 +226,18 @@ function variant<S extends z.ZodType>(
   return {
     parse(name, payload) {
       const parsed = schema.safeParse(payload);
-      if (parsed.success) return { ok: true, event: convert(parsed.data) };
-      const issue = parsed.error.issues[0];
-      const path = [name, ...(issue?.path ?? []).map(String)].join('.');
-      return {
-        ok: false,
-        outcome: 'rejected',
-        reason: 'schema',
-        path,
-        message: `${path}: ${issue?.message ?? 'invalid'}`,
-      };
+      return parsed.success
+        ? accepted(name, convert(parsed.data))
+        : toRejection(name, parsed.error, name);
     },
   };
 }
 
 const PASCAL_CASE = /^[A-Z][A-Za-z0-9]*$/;
 
-function singleKey(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+/** The single key of an externally tagged value, or undefined. */
+export function singleKey(value: unknown): string | undefined {
+  if (!isRecord(value)) return undefined;
   let found: string | undefined;
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
@@ -251,41 +247,39 @@ function singleKey(value: unknown): string | undefined {
   return found;
 }
 
-/** behest 0.2.2: externally tagged serde JSON, one PascalCase variant key per line. */
+function parseBehest(value: unknown): ParseResult {
+  const key = singleKey(value);
+  if (key === undefined) {
+    return {
+      ok: false,
+      outcome: 'rejected',
+      reason: 'not_an_object',
+      message: 'expected an object with exactly one variant key, such as {"RunStarted":{…}}',
+    };
+  }
+  if (!PASCAL_CASE.test(key)) {
+    return rejectedSchema(
+      key,
+      `expected a PascalCase behest variant key, got "${key.slice(0, 40)}"`,
+    );
+  }
+  const entry = Object.hasOwn(VARIANTS, key) ? VARIANTS[key as keyof typeof VARIANTS] : undefined;
+  if (entry === undefined) return ignoredVariant('behest', key);
+  return entry.parse(key, (value as Record<string, unknown>)[key]);
+}
+
+const STATELESS = { decode: parseBehest };
+
+/** behest 0.2.2: externally tagged serde JSON, one PascalCase variant key per line, with run ids and times. */
 export const behest: Dialect = {
   name: 'behest',
-  matches(value) {
+  classify(value) {
     const key = singleKey(value);
-    return key !== undefined && PASCAL_CASE.test(key);
+    if (key === undefined || !PASCAL_CASE.test(key)) return 'no';
+    const payload = (value as Record<string, unknown>)[key];
+    if (!isRecord(payload)) return 'no';
+    if (typeof payload['run_id'] === 'string') return 'yes';
+    return Object.hasOwn(VARIANTS, key) ? 'maybe' : 'no';
   },
-  parse(value) {
-    const key = singleKey(value);
-    if (key === undefined) {
-      return {
-        ok: false,
-        outcome: 'rejected',
-        reason: 'not_an_object',
-        message: 'expected an object with exactly one variant key, such as {"RunStarted":{…}}',
-      };
-    }
-    if (!PASCAL_CASE.test(key)) {
-      return {
-        ok: false,
-        outcome: 'rejected',
-        reason: 'schema',
-        path: key,
-        message: `expected a PascalCase behest variant key, got "${key.slice(0, 40)}"`,
-      };
-    }
-    const entry = Object.hasOwn(VARIANTS, key) ? VARIANTS[key as keyof typeof VARIANTS] : undefined;
-    if (entry === undefined) {
-      return {
-        ok: false,
-        outcome: 'ignored',
-        reason: 'unknown_variant',
-        message: `unknown behest variant ${key}`,
-      };
-    }
-    return entry.parse(key, (value as Record<string, unknown>)[key]);
-  },
+  createDecoder: () => STATELESS,
 };

@@ -1,61 +1,130 @@
+import { agentSdk } from './agent-sdk.js';
 import { behest } from './behest.js';
-import type { Dialect, DialectName, ParseResult } from './parse-result.js';
+import { crabtalk } from './crabtalk.js';
+import { oxi } from './oxi.js';
+import type {
+  Dialect,
+  DialectName,
+  ParseResult,
+  StreamContext,
+  StreamDecoder,
+} from './parse-result.js';
+import { isRecord } from './parse-result.js';
 
-/** Dialects that can be named on input. `auto` decides per line from its shape. */
+/** Dialects that can be named on input. `auto` decides from each line's shape. */
 export type InputDialect = 'auto' | Exclude<DialectName, 'native'>;
 
-export const INPUT_DIALECTS: readonly InputDialect[] = ['auto', 'behest'];
+export const INPUT_DIALECTS: readonly InputDialect[] = [
+  'auto',
+  'behest',
+  'oxi',
+  'agent-sdk',
+  'crabtalk',
+];
 
-const DIALECTS: readonly Dialect[] = [behest];
+const DIALECTS: readonly Dialect[] = [behest, oxi, agentSdk, crabtalk];
 
 export interface LineResult {
   readonly dialect: DialectName | 'unknown';
   readonly result: ParseResult;
 }
 
-/** Parses one line of JSON text in the given dialect (or detects it). Never throws. */
-export function parseLine(line: string, dialect: InputDialect): LineResult {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    return {
-      dialect: dialect === 'auto' ? 'unknown' : dialect,
-      result: {
-        ok: false,
-        outcome: 'rejected',
-        reason: 'invalid_json',
-        message: `not JSON: ${detail}`,
-      },
-    };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return {
-      dialect: dialect === 'auto' ? 'unknown' : dialect,
-      result: {
-        ok: false,
-        outcome: 'rejected',
-        reason: 'not_an_object',
-        message: `expected a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`}`,
-      },
-    };
-  }
-  const chosen = dialect === 'auto' ? DIALECTS.find((d) => d.matches(value)) : byName(dialect);
-  if (chosen === undefined) {
+/** Decodes the lines of one stream; with `auto`, locks to a dialect at its first unambiguous line. */
+export interface LineDecoder {
+  decodeLine(line: string): LineResult;
+  /** The dialect the stream is locked to, if any. */
+  readonly dialect: DialectName | undefined;
+}
+
+export function createLineDecoder(dialect: InputDialect, stream: StreamContext): LineDecoder {
+  const decoders = new Map<string, StreamDecoder>();
+  const decoderFor = (d: Dialect) => {
+    let decoder = decoders.get(d.name);
+    if (decoder === undefined) {
+      decoder = d.createDecoder(stream);
+      decoders.set(d.name, decoder);
+    }
+    return decoder;
+  };
+  let locked: Dialect | undefined =
+    dialect === 'auto' ? undefined : DIALECTS.find((d) => d.name === dialect);
+  const fixed = locked !== undefined;
+
+  const decodeValue = (value: unknown): LineResult => {
+    if (locked !== undefined) {
+      return { dialect: locked.name, result: decoderFor(locked).decode(value) };
+    }
+    const verdicts = DIALECTS.map((d) => [d, d.classify(value)] as const);
+    const sure = verdicts.filter(([, v]) => v === 'yes').map(([d]) => d);
+    const maybe = verdicts.filter(([, v]) => v === 'maybe').map(([d]) => d);
+    const chosen =
+      sure.length === 1 ? sure[0] : sure.length === 0 && maybe.length === 1 ? maybe[0] : undefined;
+    if (chosen !== undefined) {
+      if (sure.length === 1) locked = chosen;
+      return { dialect: chosen.name, result: decoderFor(chosen).decode(value) };
+    }
+    const candidates = sure.length > 1 ? sure : maybe;
     return {
       dialect: 'unknown',
       result: {
         ok: false,
         outcome: 'rejected',
         reason: 'undetected_dialect',
-        message: `no dialect recognises this line (known: ${DIALECTS.map((d) => d.name).join(', ')})`,
+        message:
+          candidates.length > 1
+            ? `cannot tell which dialect this line is: it fits ${candidates.map((d) => d.name).join(' and ')}`
+            : `no dialect recognises this line (known: ${DIALECTS.map((d) => d.name).join(', ')})`,
       },
     };
-  }
-  return { dialect: chosen.name, result: chosen.parse(value) };
+  };
+
+  return {
+    get dialect() {
+      return locked?.name;
+    },
+    decodeLine(line) {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch (error) {
+        const detail = error instanceof Error ? error.message : String(error);
+        return {
+          dialect: locked?.name ?? 'unknown',
+          result: {
+            ok: false,
+            outcome: 'rejected',
+            reason: 'invalid_json',
+            message: `not JSON: ${detail}`,
+          },
+        };
+      }
+      if (!isRecord(value) && (fixed || DIALECTS.every((d) => d.classify(value) === 'no'))) {
+        return {
+          dialect: locked?.name ?? 'unknown',
+          result: {
+            ok: false,
+            outcome: 'rejected',
+            reason: 'not_an_object',
+            message: `expected a JSON object, got ${describe(value)}`,
+          },
+        };
+      }
+      return decodeValue(value);
+    },
+  };
 }
 
-function byName(name: Exclude<InputDialect, 'auto'>): Dialect | undefined {
-  return DIALECTS.find((d) => d.name === name);
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (value === null) return 'null';
+  return `a ${typeof value}`;
+}
+
+/** Parses one line on its own (a fresh stream). Never throws. */
+export function parseLine(line: string, dialect: InputDialect, stream?: StreamContext): LineResult {
+  const context = stream ?? {
+    scope: 'line',
+    arrival: () => [Math.floor(Date.now() / 1000), 0] as [number, number],
+  };
+  return createLineDecoder(dialect, context).decodeLine(line);
 }

@@ -13,7 +13,7 @@ export function annotate(ctx: TrackerContext, run: RunRecord, event: Annotation)
         ? ctx.scrub(value)
         : Array.isArray(value)
           ? value.map((v: string) => ctx.scrub(v))
-          : (value);
+          : value;
   }
   const span = (() => {
     switch (event.target) {

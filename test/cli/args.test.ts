@@ -38,7 +38,10 @@ describe('parseCommand', () => {
   });
 
   it.each([
-    [['ingest', '--dialect', 'x'], '--dialect must be one of auto, behest, got x'],
+    [
+      ['ingest', '--dialect', 'x'],
+      '--dialect must be one of auto, behest, oxi, agent-sdk, crabtalk, got x',
+    ],
     [['demo', '--runs', '0'], '--runs must be a positive integer, got 0'],
     [['demo', 'extra'], 'demo takes no arguments, got extra'],
     [['ingest', '--output', 'file'], '--output must be auto, otlp or terminal, got file'],

@@ -14,7 +14,8 @@ function parseOk(line: string): AgentEvent {
   const { dialect, result } = parseLine(line, 'auto');
   expect(dialect).toBe('behest');
   if (!result.ok) throw new Error(`expected ok, got ${result.message}`);
-  return result.event;
+  expect(result.events).toHaveLength(1);
+  return result.events[0]!;
 }
 
 function rejection(line: string): string {
@@ -132,13 +133,13 @@ describe('behest dialect', () => {
   });
 
   it('names the known dialects when auto-detection finds none', () => {
-    const { dialect, result } = parseLine('{"type":"agent_start"}', 'auto');
+    const { dialect, result } = parseLine('{"kind":"agent_start"}', 'auto');
     expect(dialect).toBe('unknown');
     expect(result).toMatchObject({
       ok: false,
       outcome: 'rejected',
       reason: 'undetected_dialect',
-      message: 'no dialect recognises this line (known: behest)',
+      message: 'no dialect recognises this line (known: behest, oxi, agent-sdk, crabtalk)',
     });
   });
 

@@ -155,7 +155,7 @@ describe('ingest input handling', () => {
     const result = await runCli(['ingest', '--dialect', 'klingon']);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'agent-otel-bridge: --dialect must be one of auto, behest, got klingon\n',
+      'agent-otel-bridge: --dialect must be one of auto, behest, oxi, agent-sdk, crabtalk, got klingon\n',
     );
   });
 
