@@ -212,7 +212,7 @@ class AgentSdkDecoder {
         if (done.duration !== null && done.duration !== undefined) {
           events.push(
             this.note(t, 'run', undefined, {
-              'agent_sdk.run.duration': done.duration.secs + done.duration.nanos / 1e9,
+              'agent_sdk.run.duration': (done.duration.secs * 1e9 + done.duration.nanos) / 1e9,
             }),
           );
         }

@@ -152,6 +152,9 @@ export class CrabtalkConversation {
       if (step.usage !== undefined)
         events.push({ type: 'UsageRecorded', runId, time: t, iteration: i + 1, usage: step.usage });
     });
+    if (steps.length === 0 && done.model !== undefined) {
+      events.push({ type: 'AssistantMessageCommitted', runId, time: t, model: done.model });
+    }
     if (done.stopReason !== undefined) {
       events.push({
         type: 'Annotation',

@@ -534,7 +534,7 @@ function compactionAttributes(
   event: z.output<typeof CompactionEvent>,
 ): Record<string, AnnotationValue> {
   const [kind, body] = Object.entries(event)[0] ?? ['unknown', {}];
-  const b = (isRecord(body) ? body : {});
+  const b = isRecord(body) ? body : {};
   const result = isRecord(b['result']) ? b['result'] : {};
   return defined({
     'oxi.compaction.kind': kind.toLowerCase(),

@@ -48,6 +48,7 @@ export class ScopedRuns {
     provider?: string,
     model?: string,
   ): AgentEvent[] {
+    const runId = this.current();
     const n = iteration ?? this.iteration + 1;
     if (n <= this.iteration) {
       this.iterationOpen = true;
@@ -55,7 +56,7 @@ export class ScopedRuns {
     }
     this.iteration = n;
     this.iterationOpen = true;
-    return [{ type: 'ModelStarted', runId: this.current(), time, iteration: n, provider, model }];
+    return [{ type: 'ModelStarted', runId, time, iteration: n, provider, model }];
   }
 
   /** A ModelStarted for the next iteration when none is open (output arriving mid-run). */
