@@ -3,6 +3,7 @@ import type { Context, MeterProvider, TracerProvider } from '@opentelemetry/api'
 import { INPUT_DIALECTS } from './dialects/detect.js';
 import type { InputDialect } from './dialects/detect.js';
 import { DEFAULT_SCRUB_PATTERNS } from './mapping/scrub.js';
+import type { RunSummary } from './mapping/tracker-context.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -33,8 +34,10 @@ export interface AgentOtelSinkOptions {
   readonly dialect?: InputDialect;
   /** Environment to read. Default: `process.env`. */
   readonly env?: Env;
-  /** Wall clock in milliseconds, for the idle timeout. Default: `Date.now`. */
+  /** Wall clock in milliseconds, for the idle timeout and arrival times. Default: `Date.now`. */
   readonly now?: () => number;
+  /** Called for every run that ends, with its id, trace id and outcome. Default: none. */
+  readonly onRunEnd?: (run: RunSummary) => void;
 }
 
 export const DEFAULTS: Readonly<{
@@ -71,6 +74,7 @@ export interface ResolvedConfig {
   readonly finishedRunMemory: number;
   readonly idleSweepIntervalMillis: number;
   readonly now: () => number;
+  readonly onRunEnd: ((run: RunSummary) => void) | undefined;
 }
 
 /** A bad option: thrown at construction, never later. */
@@ -125,6 +129,7 @@ export function resolveConfig(
       Math.max(1000, Math.floor(idleTimeoutMillis / 4)),
     ),
     now: options.now ?? Date.now,
+    onRunEnd: options.onRunEnd,
   };
 }
 

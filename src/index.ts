@@ -1,6 +1,6 @@
 // Public API: an explicit list.
 export { createAgentOtelSink } from './sink.js';
-export type { AgentOtelSink, EventOutcome, HandleResult, SinkStats } from './sink.js';
+export type { AgentOtelSink, EventOutcome, EventStream, HandleResult, SinkStats } from './sink.js';
 export { ConfigError, DEFAULTS, resolveConfig } from './config.js';
 export type { AgentOtelSinkOptions, Env, ResolvedConfig } from './config.js';
 export type {
@@ -31,8 +31,10 @@ export { formatHrTime, hrTimeFromMillis, parseRfc3339 } from './events/hr-time.j
 export { parseLine, INPUT_DIALECTS } from './dialects/detect.js';
 export type { InputDialect, LineResult } from './dialects/detect.js';
 export type { DialectName, ParseResult } from './dialects/parse-result.js';
+export type { Annotation, AnnotationValue } from './events/agent-event.js';
 export { BEHEST_VARIANTS } from './dialects/behest.js';
 export { AgentRunIdGenerator } from './mapping/id-generator.js';
 export { toSpanId, toTraceId } from './mapping/ids.js';
 export { createScrubber, DEFAULT_SCRUB_PATTERNS, REDACTED } from './mapping/scrub.js';
 export type { Scrubber } from './mapping/scrub.js';
+export type { RunSummary } from './mapping/tracker-context.js';

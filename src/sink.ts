@@ -88,6 +88,7 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
     maxOpenRuns: config.maxOpenRuns,
     finishedRunMemory: config.finishedRunMemory,
     now: config.now,
+    onRunEnd: config.onRunEnd,
   });
   const events: Record<EventOutcome, number> = {
     accepted: 0,

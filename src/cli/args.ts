@@ -1,3 +1,5 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { INPUT_DIALECTS } from '../dialects/detect.js';
 import type { InputDialect } from '../dialects/detect.js';
@@ -20,6 +22,13 @@ export type Command =
       readonly common: CommonOptions;
     }
   | { readonly name: 'demo'; readonly runs: number; readonly common: CommonOptions }
+  | { readonly name: 'validate'; readonly files: readonly string[]; readonly common: CommonOptions }
+  | {
+      readonly name: 'crabtalk';
+      readonly endpoint:
+        { readonly socket: string } | { readonly host: string; readonly port: number };
+      readonly common: CommonOptions;
+    }
   | { readonly name: 'help' }
   | { readonly name: 'version' };
 
@@ -33,12 +42,16 @@ export const USAGE = `Usage: agent-otel-bridge <command> [options]
 Commands:
   ingest [FILE…]    Map NDJSON agent events from files or stdin ('-' or none) to OpenTelemetry
   demo              Generate realistic agent runs and send them through the same path
+  validate FILE…    Check logs without exporting: per line dialect and outcome, then a summary
+  crabtalk          Subscribe to a running crabtalk daemon's event feed and map it live
   help              Show this help
 
 Options:
   --dialect NAME        Input dialect: ${INPUT_DIALECTS.join(' | ')} (default auto)
   --strict              ingest: exit 1 when any line was rejected
   --runs N              demo: how many runs to generate (default 6)
+  --socket PATH         crabtalk: the daemon's unix socket (default ~/.crabtalk/run/crabtalk.sock)
+  --tcp HOST:PORT       crabtalk: the daemon's TCP address instead of the socket
   --output MODE         auto | otlp | terminal (default auto: OTLP when configured or a collector
                         listens on localhost:4318, else a trace tree in the terminal)
   --agent-name NAME     gen_ai.agent.name for every run
@@ -61,6 +74,8 @@ export function parseCommand(argv: readonly string[]): Command {
         dialect: { type: 'string' },
         strict: { type: 'boolean' },
         runs: { type: 'string' },
+        socket: { type: 'string' },
+        tcp: { type: 'string' },
         output: { type: 'string' },
         'agent-name': { type: 'string' },
         'capture-content': { type: 'boolean' },
@@ -106,7 +121,29 @@ export function parseCommand(argv: readonly string[]): Command {
         throw new UsageError(`--runs must be a positive integer, got ${values.runs}`);
       return { name, runs, common };
     }
+    case 'validate':
+      if (rest.length === 0)
+        throw new UsageError('validate needs at least one FILE (or - for stdin)');
+      return { name, files: rest, common };
+    case 'crabtalk': {
+      if (rest.length > 0)
+        throw new UsageError(`crabtalk takes no arguments, got ${rest.join(' ')}`);
+      if (values.socket !== undefined && values.tcp !== undefined)
+        throw new UsageError('give --socket or --tcp, not both');
+      if (values.tcp !== undefined) {
+        const match = /^(.+):(\d{1,5})$/.exec(values.tcp);
+        const port = Number(match?.[2]);
+        if (match === null || port < 1 || port > 65535)
+          throw new UsageError(`--tcp must be HOST:PORT, got ${values.tcp}`);
+        return { name, endpoint: { host: match[1]!.replace(/^\[|\]$/g, ''), port }, common };
+      }
+      return { name, endpoint: { socket: values.socket ?? defaultCrabtalkSocket() }, common };
+    }
     default:
       throw new UsageError(`unknown command ${name}; try 'agent-otel-bridge help'`);
   }
+}
+
+function defaultCrabtalkSocket(): string {
+  return join(homedir(), '.crabtalk', 'run', 'crabtalk.sock');
 }

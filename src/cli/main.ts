@@ -8,7 +8,9 @@ import type { InputLine } from '../sources/ndjson-lines.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { parseCommand, UsageError, USAGE } from './args.js';
 import type { Command } from './args.js';
+import { runCrabtalk } from './crabtalk.js';
 import { runPipeline } from './pipeline.js';
+import { validate } from './validate.js';
 import type { Input, Io } from './pipeline.js';
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -43,6 +45,21 @@ async function main(argv: readonly string[]): Promise<number> {
       const rejected = await runPipeline(io, command.common, 'ingest', inputs);
       return command.strict && rejected > 0 ? 1 : 0;
     }
+    case 'validate': {
+      const inputs: Input[] = command.files.map((file) => ({
+        name: file === '-' ? 'stdin' : file,
+        lines: readLines(file === '-' ? (process.stdin as Readable) : createReadStream(file)),
+      }));
+      const ok = await validate(inputs, {
+        dialect: command.common.dialect,
+        quiet: command.common.quiet,
+        stdout: process.stdout,
+        env: process.env,
+      });
+      return ok ? 0 : 1;
+    }
+    case 'crabtalk':
+      return runCrabtalk(io, command.common, command.endpoint);
     case 'demo': {
       const lines = createDemoLines(command.runs);
       const common = { ...command.common, agentName: command.common.agentName ?? 'demo-agent' };

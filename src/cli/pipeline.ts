@@ -4,8 +4,8 @@ import { createAgentOtelSink } from '../sink.js';
 import type { InputLine } from '../sources/ndjson-lines.js';
 import type { CommonOptions } from './args.js';
 import { setUpOutput } from './output.js';
-import { renderProgress, renderSummary } from './summary.js';
-import { renderTraceTree } from './trace-tree.js';
+import { renderReport } from './report.js';
+import { renderProgress } from './summary.js';
 
 export interface Io {
   readonly stdout: Writable;
@@ -75,29 +75,14 @@ export async function runPipeline(
     io.stderr.write(`… and ${reported - MAX_REPORTED_REJECTS} more rejected lines\n`);
   }
   if (!options.quiet) {
-    const out: string[] = [];
-    if (output.mode === 'terminal') {
-      for (const spans of output.collector.collected().values())
-        out.push(...renderTraceTree(spans), '');
-      if (output.collector.skipped > 0)
-        out.push(`(${output.collector.skipped} spans of further traces not shown)`, '');
-    }
-    const destination = output.mode === 'otlp' ? output.destination : `terminal (${output.reason})`;
-    out.push(
-      ...renderSummary({
+    io.stdout.write(
+      renderReport(output, {
         command,
         lines,
         seconds: (performance.now() - started) / 1000,
         stats,
-        destination,
       }),
     );
-    if (output.mode === 'terminal') {
-      out.push(
-        'To export: start a collector (docker compose up -d) or set OTEL_EXPORTER_OTLP_ENDPOINT=http://HOST:4318',
-      );
-    }
-    io.stdout.write(`${out.join('\n')}\n`);
   }
   return stats.events.rejected;
 }

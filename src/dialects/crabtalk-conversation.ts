@@ -38,15 +38,16 @@ export class CrabtalkConversation {
     scope: string,
     private readonly conversationId?: string,
     private readonly runAttributes: Readonly<Record<string, AnnotationValue>> = {},
+    stampIds = false,
   ) {
-    this.runs = new ScopedRuns(scope);
+    this.runs = new ScopedRuns(scope, stampIds);
   }
 
   /** Text, thinking or tool output: the run and iteration are opened as needed. */
   output(t: HrTime): AgentEvent[] {
     const events: AgentEvent[] = [];
     if (!this.runs.open) {
-      const runId = this.runs.start();
+      const runId = this.runs.start(t);
       events.push({ type: 'RunStarted', runId, time: t, sessionId: this.conversationId });
       if (Object.keys(this.runAttributes).length > 0) {
         events.push({

@@ -1,5 +1,6 @@
 import type { HrTime } from '@opentelemetry/api';
 import type { AgentEvent } from '../events/agent-event.js';
+import { formatHrTime } from '../events/hr-time.js';
 
 /**
  * Run boundaries for runtimes whose events carry no run id: runs are numbered within their
@@ -14,12 +15,22 @@ export class ScopedRuns {
   /** Whether the current iteration's model call may still receive output. */
   iterationOpen = false;
 
-  constructor(private readonly scope: string) {}
+  /**
+   * @param stampIds name runs by their first event's time (`<scope>@<RFC 3339>`) instead of their
+   *   number, for live feeds where numbering would restart with the bridge.
+   */
+  constructor(
+    private readonly scope: string,
+    private readonly stampIds = false,
+  ) {}
 
   /** Begins a new run (the previous one, if still open, is left to the tracker's lifecycle). */
-  start(): string {
+  start(time?: HrTime): string {
     this.count += 1;
-    this.runId = `${this.scope}#${this.count}`;
+    this.runId =
+      this.stampIds && time !== undefined
+        ? `${this.scope}@${formatHrTime(time)}`
+        : `${this.scope}#${this.count}`;
     this.iteration = 0;
     this.iterationOpen = false;
     return this.runId;

@@ -191,6 +191,20 @@ export class RunTracker {
     this.runs.delete(run.runId);
     endRun(this.ctx, run, ending);
     this.outcomes[ending.outcome] += 1;
+    if (this.ctx.onRunEnd !== undefined) {
+      try {
+        this.ctx.onRunEnd({
+          runId: run.runId,
+          traceId: run.traceId,
+          dialect: run.dialect,
+          outcome: ending.outcome,
+          iterations: ending.iterations ?? run.iterationCount,
+          synthesized: run.synthesized,
+        });
+      } catch {
+        // A listener's failure must not break the mapping.
+      }
+    }
     this.finished.set(run.runId, terminalKey ?? '');
     if (this.finished.size > this.ctx.finishedRunMemory) {
       const oldest = this.finished.keys().next();

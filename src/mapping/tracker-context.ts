@@ -2,6 +2,16 @@ import type { Context, Tracer } from '@opentelemetry/api';
 import type { Instruments } from './metrics.js';
 import type { Scrubber } from './scrub.js';
 
+/** A run that ended, as `onRunEnd` reports it. */
+export interface RunSummary {
+  readonly runId: string;
+  readonly traceId: string;
+  readonly dialect: string;
+  readonly outcome: 'completed' | 'failed' | 'cancelled' | 'abandoned';
+  readonly iterations: number;
+  readonly synthesized: boolean;
+}
+
 /** What the mapping needs, resolved once by the sink. */
 export interface TrackerContext {
   readonly tracer: Tracer;
@@ -16,6 +26,8 @@ export interface TrackerContext {
   readonly maxOpenRuns: number;
   /** How many finished run ids are remembered to recognise late events. */
   readonly finishedRunMemory: number;
+  /** Told about every run that ends (never allowed to throw into the tracker). */
+  readonly onRunEnd: ((run: RunSummary) => void) | undefined;
   /** Wall-clock milliseconds; injectable for idle-timeout tests. */
   readonly now: () => number;
 }
