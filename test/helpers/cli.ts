@@ -37,3 +37,61 @@ export function runCli(
     child.stdin.end(stdin);
   });
 }
+
+export interface RunningCli {
+  /** Resolves once stderr has matched `pattern` (rejects after `timeoutMillis`). */
+  waitForStderr(pattern: RegExp, timeoutMillis?: number): Promise<void>;
+  /** Sends a signal and resolves with the exit code and output. */
+  stop(signal?: NodeJS.Signals): Promise<CliResult>;
+  stderr(): string;
+}
+
+/** Starts the built CLI as a long-running child process. */
+export function startCli(args: readonly string[], env: Record<string, string> = {}): RunningCli {
+  if (!existsSync(CLI))
+    throw new Error(`${CLI} is missing: run 'npm run build' first (npm test does)`);
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('OTEL_') && !k.startsWith('AGENT_OTEL_BRIDGE_'),
+    ),
+  );
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const listeners = new Set<() => void>();
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+    for (const listener of listeners) listener();
+  });
+  const exited = new Promise<CliResult>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
+  return {
+    stderr: () => stderr,
+    waitForStderr(pattern, timeoutMillis = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (pattern.test(stderr)) {
+            listeners.delete(check);
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(check);
+          reject(new Error(`stderr never matched ${pattern}; it was:\n${stderr}`));
+        }, timeoutMillis);
+        listeners.add(check);
+        check();
+      });
+    },
+    stop(signal = 'SIGTERM') {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
