@@ -1,71 +1,16 @@
 import type { HrTime } from '@opentelemetry/api';
-import { z } from 'zod';
+import { ENVELOPE, NO_OPS, RETRY_NOTICE, SCHEMAS, SDK_TYPES } from './agent-sdk-schemas.js';
+import type { Payload, Schemas } from './agent-sdk-schemas.js';
 import type { AgentEvent, AnnotationValue } from '../events/agent-event.js';
 import { parseRfc3339 } from '../events/hr-time.js';
 import type { Dialect, ParseResult, StreamContext, Verdict } from './parse-result.js';
 import { accepted, ignoredVariant, isRecord, rejectedSchema } from './parse-result.js';
 import { ScopedRuns } from './scoped-runs.js';
+import { defined } from './annotation-values.js';
 import { toRejection } from './zod-issue.js';
 
 // agent-sdk v0.1–v0.3 (and the v0.5+ envelope): `{"type":"<snake_case>", …}`. No run ids; a run is
 // `start` … `done` or a non-recoverable `error` on one stream, `thread_id` is the conversation.
-
-const Count = z.number().int().nonnegative();
-const TokenUsage = z.looseObject({ input_tokens: Count.nullish(), output_tokens: Count.nullish() });
-const ToolInput = { id: z.string(), name: z.string(), input: z.unknown() };
-
-const SCHEMAS = {
-  start: z.looseObject({ thread_id: z.string().nullish(), turn: Count.nullish() }),
-  text_delta: z.looseObject({ delta: z.string() }),
-  text: z.looseObject({ text: z.string() }),
-  tool_call_start: z.looseObject({
-    ...ToolInput,
-    tier: z.string().nullish(),
-    display_name: z.string().nullish(),
-  }),
-  tool_call_end: z.looseObject({
-    id: z.string(),
-    name: z.string(),
-    result: z.looseObject({
-      success: z.boolean(),
-      output: z.unknown(),
-      data: z.unknown(),
-      duration_ms: Count.nullish(),
-    }),
-  }),
-  tool_requires_confirmation: z.looseObject({ ...ToolInput, description: z.string().nullish() }),
-  tool_requires_pin: z.looseObject({ ...ToolInput, description: z.string().nullish() }),
-  turn_complete: z.looseObject({ turn: Count, usage: TokenUsage.nullish() }),
-  done: z.looseObject({
-    thread_id: z.string().nullish(),
-    total_turns: Count.nullish(),
-    duration: z.looseObject({ secs: Count, nanos: Count }).nullish(),
-  }),
-  error: z.looseObject({ message: z.string(), recoverable: z.boolean() }),
-  context_compacted: z.looseObject({
-    original_count: Count.nullish(),
-    new_count: Count.nullish(),
-    original_tokens: Count.nullish(),
-    new_tokens: Count.nullish(),
-  }),
-  subagent_progress: z.looseObject({
-    subagent_name: z.string().nullish(),
-    tool_name: z.string().nullish(),
-    completed: z.boolean().nullish(),
-    success: z.boolean().nullish(),
-    tool_count: Count.nullish(),
-    total_tokens: Count.nullish(),
-  }),
-  refusal: z.looseObject({}),
-};
-const NO_OPS = new Set(['thinking', 'thinking_delta', 'tool_progress']);
-const SDK_TYPES = new Set([...Object.keys(SCHEMAS), ...NO_OPS]);
-const ENVELOPE = ['event_id', 'sequence'];
-const RETRY_NOTICE =
-  /\[(Rate limited|Server error)[^\]]*?retrying in ([\d.]+)s\.\.\. \(attempt (\d+)\/(\d+)\)\]/;
-
-type Schemas = typeof SCHEMAS;
-type Payload<K extends keyof Schemas> = z.output<Schemas[K]>;
 
 class AgentSdkDecoder {
   private readonly runs: ScopedRuns;
@@ -302,16 +247,6 @@ class AgentSdkDecoder {
       attributes,
     };
   }
-}
-
-function defined(
-  attributes: Record<string, AnnotationValue | null | undefined>,
-): Record<string, AnnotationValue> {
-  return Object.fromEntries(
-    Object.entries(attributes).filter(
-      (e): e is [string, AnnotationValue] => e[1] !== null && e[1] !== undefined,
-    ),
-  );
 }
 
 function classify(value: unknown): Verdict {

@@ -1,138 +1,17 @@
 import type { HrTime } from '@opentelemetry/api';
-import { z } from 'zod';
 import type { AgentEvent, AnnotationValue } from '../events/agent-event.js';
 import type { Dialect, ParseResult, StreamContext, Verdict } from './parse-result.js';
-import { accepted, ignoredVariant, isRecord } from './parse-result.js';
+import { accepted, ignoredVariant, isRecord, rejectedSchema } from './parse-result.js';
+import { endAssistantMessage } from './oxi-message.js';
+import { toRunNote } from './oxi-notes.js';
 import { ScopedRuns } from './scoped-runs.js';
+import { NO_OPS, OXI_TYPES, SCHEMAS, SHARED, toFinishReason } from './oxi-schemas.js';
+import type { Payload, Schemas } from './oxi-schemas.js';
 import { toRejection } from './zod-issue.js';
 
 // oxi (oxi-agent / oxi-ai): `{"type":"<camelCase>", …snake_case fields}`, both the AgentLoop and
 // the legacy run_with_channel vocabularies. No run ids and no timestamps: runs are scoped to
 // the stream and timed by arrival.
-
-const Count = z.number().int().nonnegative();
-const Usage = z.looseObject({
-  input: Count.nullish(),
-  output: Count.nullish(),
-  cache_read: Count.nullish(),
-  cache_write: Count.nullish(),
-  cost: z.looseObject({}).catchall(z.number()).nullish(),
-});
-const Message = z.looseObject({
-  role: z.string(),
-  content: z.unknown(),
-  provider: z.string().nullish(),
-  model: z.string().nullish(),
-  api: z.string().nullish(),
-  usage: Usage.nullish(),
-  stop_reason: z.string().nullish(),
-  error_message: z.string().nullish(),
-});
-const ToolResult = z.looseObject({
-  tool_call_id: z.string(),
-  content: z.unknown(),
-  status: z.string().nullish(),
-});
-const ToolCall = z.looseObject({ id: z.string(), name: z.string(), arguments: z.unknown() });
-const CompactionEvent = z.union([
-  z.looseObject({
-    Triggered: z.looseObject({ context_tokens: Count.nullish(), iteration: Count.nullish() }),
-  }),
-  z.looseObject({ Started: z.looseObject({ message_count: Count.nullish() }) }),
-  z.looseObject({
-    Completed: z.looseObject({
-      result: z.looseObject({ compacted_count: Count.nullish() }).nullish(),
-      duration_ms: Count.nullish(),
-    }),
-  }),
-  z.looseObject({ Skipped: z.looseObject({ reason: z.string().nullish() }) }),
-  z.looseObject({ Failed: z.looseObject({ error: z.string().nullish() }) }),
-]);
-
-const SCHEMAS = {
-  agentStart: z.looseObject({ session_id: z.string().nullish() }),
-  start: z.looseObject({ prompt: z.unknown() }),
-  turnStart: z.looseObject({ turn_number: Count }),
-  iteration: z.looseObject({ number: Count }),
-  messageStart: z.looseObject({ message: Message }),
-  messageUpdate: z.looseObject({ message: Message.nullish(), delta: z.string().nullish() }),
-  messageEnd: z.looseObject({ message: Message }),
-  textChunk: z.looseObject({ text: z.string() }),
-  toolCall: z.looseObject({ tool_call: ToolCall }),
-  toolExecutionStart: z.looseObject({
-    tool_call_id: z.string(),
-    tool_name: z.string(),
-    intent: z.string().nullish(),
-    context: z.looseObject({ kind: z.string() }).nullish(),
-  }),
-  toolStart: z.looseObject({ tool_call_id: z.string(), tool_name: z.string() }),
-  toolExecutionEnd: z.looseObject({
-    tool_call_id: z.string(),
-    tool_name: z.string(),
-    result: ToolResult.nullish(),
-    is_error: z.boolean().nullish(),
-  }),
-  toolComplete: z.looseObject({ result: ToolResult }),
-  toolError: z.looseObject({ tool_call_id: z.string(), error: z.string() }),
-  agentEnd: z.looseObject({
-    messages: z.array(z.unknown()).nullish(),
-    stop_reason: z.string().nullish(),
-  }),
-  complete: z.looseObject({ stop_reason: z.string().nullish() }),
-  error: z.looseObject({ message: z.string() }),
-  cancelled: z.looseObject({}),
-  usage: z.looseObject({ input_tokens: Count.nullish(), output_tokens: Count.nullish() }),
-  compaction: z.looseObject({ event: CompactionEvent }),
-  retry: z.looseObject({
-    attempt: Count.nullish(),
-    max_retries: Count.nullish(),
-    retry_after_secs: z.number().nullish(),
-    reason: z.string().nullish(),
-  }),
-  autoRetryStart: z.looseObject({
-    attempt: Count.nullish(),
-    max_attempts: Count.nullish(),
-    delay_ms: Count.nullish(),
-    error_message: z.string().nullish(),
-  }),
-  autoRetryEnd: z.looseObject({
-    success: z.boolean().nullish(),
-    attempt: Count.nullish(),
-    final_error: z.string().nullish(),
-  }),
-  fallback: z.looseObject({ from_model: z.string().nullish(), to_model: z.string().nullish() }),
-  ttsrInterrupt: z.looseObject({ rule_name: z.string().nullish() }),
-};
-
-/** Accepted, nothing to map (streaming progress, thinking, turn bookkeeping). */
-const NO_OPS = new Set([
-  'thinking',
-  'thinkingDelta',
-  'thinkingEnd',
-  'partialResponse',
-  'toolCallDelta',
-  'toolExecutionUpdate',
-  'toolProgress',
-  'turnEnd',
-  'steeringMessage',
-  'followUpMessage',
-]);
-const OXI_TYPES = new Set([...Object.keys(SCHEMAS), ...NO_OPS]);
-/** `type` values agent-sdk uses too; the fields decide. */
-const SHARED = new Set(['start', 'thinking', 'error']);
-
-const FINISH_REASONS: Record<string, string> = {
-  stop: 'stop',
-  tooluse: 'tool_calls',
-  length: 'length',
-  error: 'error',
-  aborted: 'aborted',
-};
-const toFinishReason = (stop: string | null | undefined) =>
-  stop === null || stop === undefined ? undefined : (FINISH_REASONS[stop.toLowerCase()] ?? stop);
-
-type Schemas = typeof SCHEMAS;
-type Payload<K extends keyof Schemas> = z.output<Schemas[K]>;
 
 class OxiDecoder {
   private readonly runs: ScopedRuns;
@@ -145,13 +24,7 @@ class OxiDecoder {
 
   decode(value: unknown): ParseResult {
     const type = isRecord(value) && typeof value['type'] === 'string' ? value['type'] : undefined;
-    if (type === undefined)
-      return toRejection(
-        'type',
-        new z.ZodError([
-          { code: 'custom', path: [], message: 'expected a string "type" field', input: value },
-        ]),
-      );
+    if (type === undefined) return rejectedSchema('type', 'expected a string "type" field');
     if (NO_OPS.has(type)) {
       if (type === 'steeringMessage' || type === 'followUpMessage') {
         const event = type === 'steeringMessage' ? 'oxi.steering_message' : 'oxi.follow_up_message';
@@ -167,6 +40,8 @@ class OxiDecoder {
   }
 
   private map<K extends keyof Schemas>(type: K, payload: Payload<K>, t: HrTime): AgentEvent[] {
+    const note = toRunNote(type, payload);
+    if (note !== undefined) return [this.note(t, 'run', note.event, note.attributes)];
     switch (type) {
       case 'agentStart':
       case 'start': {
@@ -209,7 +84,12 @@ class OxiDecoder {
           },
         ];
       case 'messageEnd':
-        return this.endMessage((payload as Payload<'messageEnd'>).message, t);
+        return endAssistantMessage(
+          this.runs,
+          this.toolNames,
+          (payload as Payload<'messageEnd'>).message,
+          t,
+        );
       case 'toolCall': {
         const call = (payload as Payload<'toolCall'>).tool_call;
         this.toolNames.set(call.id, call.name);
@@ -298,146 +178,13 @@ class OxiDecoder {
       case 'cancelled':
         return this.terminal({ type: 'RunCancelled', runId: this.runs.current(), time: t });
       case 'compaction':
-        return [
-          this.note(
-            t,
-            'run',
-            'oxi.compaction',
-            compactionAttributes((payload as Payload<'compaction'>).event),
-          ),
-        ];
-      case 'retry': {
-        const r = payload as Payload<'retry'>;
-        return [
-          this.note(
-            t,
-            'run',
-            'oxi.retry',
-            defined({
-              'oxi.retry.attempt': r.attempt,
-              'oxi.retry.max_retries': r.max_retries,
-              'oxi.retry.after_s': r.retry_after_secs,
-              'oxi.retry.reason': r.reason,
-            }),
-          ),
-        ];
-      }
-      case 'autoRetryStart': {
-        const r = payload as Payload<'autoRetryStart'>;
-        return [
-          this.note(
-            t,
-            'run',
-            'oxi.auto_retry.start',
-            defined({
-              'oxi.retry.attempt': r.attempt,
-              'oxi.retry.max_attempts': r.max_attempts,
-              'oxi.retry.delay_ms': r.delay_ms,
-              'oxi.retry.error': r.error_message,
-            }),
-          ),
-        ];
-      }
-      case 'autoRetryEnd': {
-        const r = payload as Payload<'autoRetryEnd'>;
-        return [
-          this.note(
-            t,
-            'run',
-            'oxi.auto_retry.end',
-            defined({
-              'oxi.retry.attempt': r.attempt,
-              'oxi.retry.success': r.success,
-              'oxi.retry.error': r.final_error,
-            }),
-          ),
-        ];
-      }
-      case 'fallback': {
-        const f = payload as Payload<'fallback'>;
-        return [
-          this.note(
-            t,
-            'run',
-            'oxi.fallback',
-            defined({
-              'oxi.fallback.from_model': f.from_model,
-              'oxi.fallback.to_model': f.to_model,
-            }),
-          ),
-        ];
-      }
+      case 'retry':
+      case 'autoRetryStart':
+      case 'autoRetryEnd':
+      case 'fallback':
       case 'ttsrInterrupt':
-        return [
-          this.note(
-            t,
-            'run',
-            'oxi.ttsr_interrupt',
-            defined({ 'oxi.ttsr.rule_name': (payload as Payload<'ttsrInterrupt'>).rule_name }),
-          ),
-        ];
+        return []; // run notes, mapped by toRunNote above
     }
-    return [];
-  }
-
-  private endMessage(message: z.output<typeof Message>, t: HrTime): AgentEvent[] {
-    if (message.role !== 'assistant') return [];
-    const runId = this.runs.current();
-    const events: AgentEvent[] = [...this.runs.ensureIteration(t)];
-    for (const block of Array.isArray(message.content) ? message.content : []) {
-      const call =
-        isRecord(block) &&
-        typeof block['type'] === 'string' &&
-        block['type'].toLowerCase() === 'toolcall'
-          ? ToolCall.safeParse(block)
-          : undefined;
-      if (call?.success === true) {
-        this.toolNames.set(call.data.id, call.data.name);
-        events.push({
-          type: 'ToolCallCompleted',
-          runId,
-          time: t,
-          callId: call.data.id,
-          toolName: call.data.name,
-          arguments: call.data.arguments,
-        });
-      }
-    }
-    const usage = message.usage;
-    if (usage !== null && usage !== undefined) {
-      events.push({
-        type: 'UsageRecorded',
-        runId,
-        time: t,
-        usage: {
-          inputTokens: usage.input ?? undefined,
-          outputTokens: usage.output ?? undefined,
-          cacheReadInputTokens: usage.cache_read ?? undefined,
-          cacheCreationInputTokens: usage.cache_write ?? undefined,
-        },
-      });
-      const cost = usage.cost ?? {};
-      const costs = Object.fromEntries(Object.entries(cost).map(([k, v]) => [`oxi.cost.${k}`, v]));
-      if (Object.keys(costs).length > 0)
-        events.push(
-          this.annotation(t, 'model_call', undefined, {
-            ...costs,
-            'oxi.cost.total': Object.values(cost).reduce((a, b) => a + b, 0),
-          }),
-        );
-    }
-    if (typeof message.api === 'string')
-      events.push(this.annotation(t, 'model_call', undefined, { 'oxi.api': message.api }));
-    events.push({
-      type: 'AssistantMessageCommitted',
-      runId,
-      time: t,
-      provider: message.provider ?? undefined,
-      model: message.model ?? undefined,
-      finishReason: toFinishReason(message.stop_reason),
-    });
-    this.runs.iterationOpen = false;
-    return events;
   }
 
   private finishTool(
@@ -518,34 +265,6 @@ class OxiDecoder {
       attributes,
     };
   }
-}
-
-function defined(
-  attributes: Record<string, AnnotationValue | null | undefined>,
-): Record<string, AnnotationValue> {
-  return Object.fromEntries(
-    Object.entries(attributes).filter(
-      (e): e is [string, AnnotationValue] => e[1] !== null && e[1] !== undefined,
-    ),
-  );
-}
-
-function compactionAttributes(
-  event: z.output<typeof CompactionEvent>,
-): Record<string, AnnotationValue> {
-  const [kind, body] = Object.entries(event)[0] ?? ['unknown', {}];
-  const b = isRecord(body) ? body : {};
-  const result = isRecord(b['result']) ? b['result'] : {};
-  return defined({
-    'oxi.compaction.kind': kind.toLowerCase(),
-    'oxi.compaction.context_tokens': b['context_tokens'] as number | undefined,
-    'oxi.compaction.iteration': b['iteration'] as number | undefined,
-    'oxi.compaction.message_count': b['message_count'] as number | undefined,
-    'oxi.compaction.compacted_count': result['compacted_count'] as number | undefined,
-    'oxi.compaction.duration_ms': b['duration_ms'] as number | undefined,
-    'oxi.compaction.reason': b['reason'] as string | undefined,
-    'oxi.compaction.error': b['error'] as string | undefined,
-  });
 }
 
 function classify(value: unknown): Verdict {
