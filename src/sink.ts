@@ -60,12 +60,17 @@ export interface AgentOtelSink {
   reject(reason: string, message: string): HandleResult;
   /** Ends every open run as abandoned (e.g. at the end of a finite input). Returns how many. */
   endOpenRuns(reason?: Extract<EvictionReason, 'end_of_input' | 'shutdown'>): number;
+  /** Forgets a finished run so that its redelivered events rebuild it (after a failed export). */
+  forgetRun(runId: string): void;
   /** Counts so far, for progress displays. */
   stats(): SinkStats;
   /** Exports what has ended so far through the providers' processors and readers. */
   flush(): Promise<void>;
-  /** Ends open runs as abandoned, stops timers and flushes. Providers stay the caller's. */
-  shutdown(): Promise<void>;
+  /**
+   * Ends open runs as abandoned (unless `endOpenRuns: false`: a source that will redeliver their
+   * events keeps them for the next start), stops timers and flushes. Providers stay the caller's.
+   */
+  shutdown(options?: { readonly endOpenRuns?: boolean }): Promise<void>;
 }
 
 const log = diag.createComponentLogger({ namespace: PACKAGE_NAME });
@@ -202,6 +207,9 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
     reject(reason, message) {
       return count({ outcome: 'rejected', dialect: 'unknown', reason, message });
     },
+    forgetRun(runId) {
+      tracker.forget(runId);
+    },
     endOpenRuns(reason = 'end_of_input') {
       return safely(() => tracker.abandonAll(reason)) ?? 0;
     },
@@ -211,11 +219,11 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
     flush() {
       return flushProviders(tracerProvider, meterProvider);
     },
-    async shutdown() {
+    async shutdown(options = {}) {
       if (closed) return;
       closed = true;
       if (idleTimer !== undefined) clearInterval(idleTimer);
-      safely(() => tracker.abandonAll('shutdown'));
+      if (options.endOpenRuns !== false) safely(() => tracker.abandonAll('shutdown'));
       await flushProviders(tracerProvider, meterProvider);
     },
   };

@@ -1,8 +1,11 @@
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { INPUT_DIALECTS } from '../dialects/detect.js';
 import type { InputDialect } from '../dialects/detect.js';
+import type { NatsSourceOptions } from '../sources/nats-source.js';
+import type { RedisSourceOptions } from '../sources/redis-source.js';
+import type { ConsumeOptions } from './consume.js';
 
 export type OutputMode = 'auto' | 'otlp' | 'terminal';
 
@@ -29,6 +32,18 @@ export type Command =
         { readonly socket: string } | { readonly host: string; readonly port: number };
       readonly common: CommonOptions;
     }
+  | {
+      readonly name: 'nats';
+      readonly nats: NatsSourceOptions;
+      readonly consume: ConsumeOptions;
+      readonly common: CommonOptions;
+    }
+  | {
+      readonly name: 'redis';
+      readonly redis: RedisSourceOptions;
+      readonly consume: ConsumeOptions;
+      readonly common: CommonOptions;
+    }
   | { readonly name: 'help' }
   | { readonly name: 'version' };
 
@@ -44,6 +59,8 @@ Commands:
   demo              Generate realistic agent runs and send them through the same path
   validate FILE…    Check logs without exporting: per line dialect and outcome, then a summary
   crabtalk          Subscribe to a running crabtalk daemon's event feed and map it live
+  nats              Consume a NATS JetStream subject (durable pull consumer, at-least-once)
+  redis             Consume a Redis stream with a consumer group (at-least-once)
   help              Show this help
 
 Options:
@@ -52,6 +69,17 @@ Options:
   --runs N              demo: how many runs to generate (default 6)
   --socket PATH         crabtalk: the daemon's unix socket (default ~/.crabtalk/run/crabtalk.sock)
   --tcp HOST:PORT       crabtalk: the daemon's TCP address instead of the socket
+  --url URL             nats: default nats://127.0.0.1:4222; redis: default redis://127.0.0.1:6379
+  --stream NAME         nats: the JetStream stream; redis: the stream key (required)
+  --subject SUBJECT     nats: the subject behest publishes to (required)
+  --durable NAME        nats: durable consumer, created when missing (default agent-otel-bridge)
+  --ack-wait-ms N       nats: redelivery timeout of unacknowledged messages (default 30000)
+  --max-ack-pending N   nats: max_ack_pending of a created consumer; both: most messages held (default 20000)
+  --group NAME          redis: consumer group, created when missing (default agent-otel-bridge)
+  --consumer NAME       redis: consumer name, keep it stable across restarts (default the host name)
+  --claim-idle-ms N     redis: claim other consumers' entries idle this long at start (default 60000)
+  --grace-ms N          nats/redis: longest graceful shutdown (default 10000)
+  --end-open-runs-on-shutdown  nats/redis: end open runs as abandoned instead of leaving them for redelivery
   --output MODE         auto | otlp | terminal (default auto: OTLP when configured or a collector
                         listens on localhost:4318, else a trace tree in the terminal)
   --agent-name NAME     gen_ai.agent.name for every run
@@ -75,6 +103,17 @@ export function parseCommand(argv: readonly string[]): Command {
         strict: { type: 'boolean' },
         runs: { type: 'string' },
         socket: { type: 'string' },
+        url: { type: 'string' },
+        stream: { type: 'string' },
+        subject: { type: 'string' },
+        durable: { type: 'string' },
+        'ack-wait-ms': { type: 'string' },
+        'max-ack-pending': { type: 'string' },
+        group: { type: 'string' },
+        consumer: { type: 'string' },
+        'claim-idle-ms': { type: 'string' },
+        'grace-ms': { type: 'string' },
+        'end-open-runs-on-shutdown': { type: 'boolean' },
         tcp: { type: 'string' },
         output: { type: 'string' },
         'agent-name': { type: 'string' },
@@ -120,6 +159,57 @@ export function parseCommand(argv: readonly string[]): Command {
       if (!Number.isSafeInteger(runs) || runs < 1)
         throw new UsageError(`--runs must be a positive integer, got ${values.runs}`);
       return { name, runs, common };
+    }
+    case 'nats':
+    case 'redis': {
+      if (rest.length > 0)
+        throw new UsageError(`${name} takes no arguments, got ${rest.join(' ')}`);
+      const int = (flag: string, fallback: number) => {
+        const raw = (values as Record<string, string | boolean | undefined>)[flag];
+        if (raw === undefined) return fallback;
+        const n = Number(raw);
+        if (!Number.isSafeInteger(n) || n <= 0)
+          throw new UsageError(`--${flag} must be a positive integer, got ${String(raw)}`);
+        return n;
+      };
+      if (values.stream === undefined) throw new UsageError(`${name} needs --stream`);
+      const maxPending = int('max-ack-pending', 20_000);
+      const consume: ConsumeOptions = {
+        scope: name === 'nats' ? (values.subject ?? values.stream) : values.stream,
+        maxPending,
+        endOpenRunsOnShutdown: values['end-open-runs-on-shutdown'] === true,
+        graceMillis: int('grace-ms', 10_000),
+      };
+      if (name === 'nats') {
+        if (values.subject === undefined) throw new UsageError('nats needs --subject');
+        return {
+          name,
+          common,
+          consume,
+          nats: {
+            url: values.url ?? 'nats://127.0.0.1:4222',
+            stream: values.stream,
+            subject: values.subject,
+            durable: values.durable ?? 'agent-otel-bridge',
+            ackWaitMillis: int('ack-wait-ms', 30_000),
+            maxAckPending: maxPending,
+            batchSize: 256,
+          },
+        };
+      }
+      return {
+        name,
+        common,
+        consume,
+        redis: {
+          url: values.url ?? 'redis://127.0.0.1:6379',
+          stream: values.stream,
+          group: values.group ?? 'agent-otel-bridge',
+          consumer: values.consumer ?? hostname(),
+          claimIdleMillis: int('claim-idle-ms', 60_000),
+          batchSize: 256,
+        },
+      };
     }
     case 'validate':
       if (rest.length === 0)

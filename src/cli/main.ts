@@ -8,6 +8,9 @@ import type { InputLine } from '../sources/ndjson-lines.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { parseCommand, UsageError, USAGE } from './args.js';
 import type { Command } from './args.js';
+import { createNatsSource } from '../sources/nats-source.js';
+import { createRedisSource } from '../sources/redis-source.js';
+import { runConsumer } from './consume.js';
 import { runCrabtalk } from './crabtalk.js';
 import { runPipeline } from './pipeline.js';
 import { validate } from './validate.js';
@@ -58,6 +61,10 @@ async function main(argv: readonly string[]): Promise<number> {
       });
       return ok ? 0 : 1;
     }
+    case 'nats':
+      return runConsumer(io, command.common, createNatsSource(command.nats), command.consume);
+    case 'redis':
+      return runConsumer(io, command.common, createRedisSource(command.redis), command.consume);
     case 'crabtalk':
       return runCrabtalk(io, command.common, command.endpoint);
     case 'demo': {

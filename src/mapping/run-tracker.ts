@@ -90,6 +90,14 @@ export class RunTracker {
     return applied;
   }
 
+  /**
+   * Forgets that a run finished, so that its events, delivered again, rebuild it (used when its
+   * export failed and its source will redeliver).
+   */
+  forget(runId: string): void {
+    this.finished.delete(runId);
+  }
+
   /** Ends runs that saw no event for longer than the idle timeout. */
   abandonIdle(): number {
     const cutoff = this.ctx.now() - this.ctx.idleTimeoutMillis;
@@ -200,6 +208,7 @@ export class RunTracker {
           outcome: ending.outcome,
           iterations: ending.iterations ?? run.iterationCount,
           synthesized: run.synthesized,
+          spanCount: 1 + run.iterationCount + run.chats.length + run.finishedTools.size,
         });
       } catch {
         // A listener's failure must not break the mapping.

@@ -10,6 +10,8 @@ export interface RunSummary {
   readonly outcome: 'completed' | 'failed' | 'cancelled' | 'abandoned';
   readonly iterations: number;
   readonly synthesized: boolean;
+  /** How many spans the run produced (run, iterations, model calls, tools). */
+  readonly spanCount: number;
 }
 
 /** What the mapping needs, resolved once by the sink. */

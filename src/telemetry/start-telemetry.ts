@@ -16,10 +16,13 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
+import { randomUUID } from 'node:crypto';
 import type { Env } from '../config.js';
 import { AgentRunIdGenerator } from '../mapping/id-generator.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { resolveExporterName, resolveProtocol } from './exporter-choice.js';
+import { WatchedMetricExporter, WatchedSpanExporter } from './export-watcher.js';
+import type { ExportListener } from './export-watcher.js';
 
 export interface TelemetryOptions {
   /** Environment to read (`OTEL_*`). Default: `process.env`. */
@@ -30,6 +33,10 @@ export interface TelemetryOptions {
   readonly disableMetrics?: boolean;
   /** Extra metric readers (e.g. a Prometheus scrape endpoint). */
   readonly metricReaders?: readonly IMetricReader[];
+  /** Told about every export's outcome (sources acknowledge what is durable). */
+  readonly exportListener?: ExportListener;
+  /** Metric export interval when `OTEL_METRIC_EXPORT_INTERVAL` is not set. Default 60 000 ms. */
+  readonly metricExportIntervalMillis?: number;
 }
 
 /** Providers set up from the standard OpenTelemetry environment, with the bridge's id generator. */
@@ -57,6 +64,8 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
   const resource = resourceFromAttributes({
     'service.name': PACKAGE_NAME,
     'service.version': PACKAGE_VERSION,
+    // Tells one process's cumulative metrics from the next one's (restarts, several replicas).
+    'service.instance.id': randomUUID(),
   }).merge(detectResources({ detectors: [envDetector] }));
 
   const spanProcessors: SpanProcessor[] = [];
@@ -64,7 +73,14 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
     spanProcessors.push(new SimpleSpanProcessor({ exporter: options.spanExporter }));
   } else {
     const name = resolveExporterName(env, 'OTEL_TRACES_EXPORTER');
-    if (name === 'otlp') spanProcessors.push(batchProcessor(env, otlpTraceExporter(env)));
+    if (name === 'otlp') {
+      const exporter = otlpTraceExporter(env);
+      const watched =
+        options.exportListener === undefined
+          ? exporter
+          : new WatchedSpanExporter(exporter, options.exportListener);
+      spanProcessors.push(batchProcessor(env, watched));
+    }
     if (name === 'console')
       spanProcessors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
   }
@@ -75,13 +91,19 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
   });
 
   const readers: IMetricReader[] = [...(options.metricReaders ?? [])];
-  const metricExporter = options.disableMetrics === true ? undefined : chooseMetricExporter(env);
+  const chosen = options.disableMetrics === true ? undefined : chooseMetricExporter(env);
+  const metricExporter =
+    chosen === undefined || options.exportListener === undefined
+      ? chosen
+      : new WatchedMetricExporter(chosen, options.exportListener);
   if (metricExporter !== undefined) {
     readers.push(
       new PeriodicExportingMetricReader({
         exporter: metricExporter,
         exportIntervalMillis:
-          envMillis(env, 'OTEL_METRIC_EXPORT_INTERVAL') ?? DEFAULT_METRIC_EXPORT_INTERVAL_MILLIS,
+          envMillis(env, 'OTEL_METRIC_EXPORT_INTERVAL') ??
+          options.metricExportIntervalMillis ??
+          DEFAULT_METRIC_EXPORT_INTERVAL_MILLIS,
       }),
     );
   }

@@ -1,0 +1,122 @@
+import { createAgentOtelSink } from '../sink.js';
+import type { BrokerSource } from '../sources/broker-source.js';
+import { DeliveryLedger } from '../sources/delivery-ledger.js';
+import { startTelemetry } from '../telemetry/index.js';
+import { describeTraceDestination } from '../telemetry/index.js';
+import type { CommonOptions } from './args.js';
+import type { Io } from './pipeline.js';
+import { renderSummary } from './summary.js';
+
+export interface ConsumeOptions {
+  /** Stream scope for runtimes without run ids (the subject or key). */
+  readonly scope: string;
+  /** Messages held unacknowledged at most; pulling pauses beyond it. */
+  readonly maxPending: number;
+  /** End open runs as abandoned at shutdown instead of leaving their messages for redelivery. */
+  readonly endOpenRunsOnShutdown: boolean;
+  /** Longest a graceful shutdown may take. */
+  readonly graceMillis: number;
+}
+
+/** Metric export interval for long-running sources: acks wait for it (OTEL_METRIC_EXPORT_INTERVAL wins). */
+const SOURCE_METRIC_EXPORT_INTERVAL_MILLIS = 5000;
+const clock = () => performance.timeOrigin + performance.now();
+
+/**
+ * Consumes a broker until SIGINT/SIGTERM with at-least-once delivery: a message is acknowledged
+ * once its run's spans and a later metric collection have been exported.
+ */
+export async function runConsumer(
+  io: Io,
+  common: CommonOptions,
+  source: BrokerSource,
+  options: ConsumeOptions,
+): Promise<number> {
+  const say = (line: string) => {
+    if (!common.quiet) io.stderr.write(`${line}\n`);
+  };
+  let forget: (runId: string) => void = () => undefined;
+  const ledger = new DeliveryLedger(
+    {
+      outage: (message) => say(`export outage: ${message}; holding acknowledgements and retrying`),
+      recovered: () => say('export recovered'),
+      forgetRun: (runId) => forget(runId),
+    },
+    clock,
+  );
+  const telemetry = startTelemetry({
+    env: io.env,
+    exportListener: ledger,
+    metricExportIntervalMillis: SOURCE_METRIC_EXPORT_INTERVAL_MILLIS,
+  });
+  const sink = createAgentOtelSink({
+    tracerProvider: telemetry.tracerProvider,
+    meterProvider: telemetry.meterProvider,
+    env: io.env,
+    onRunEnd: (run) => ledger.runEnded(run),
+    ...(common.agentName === undefined ? {} : { agentName: common.agentName }),
+    ...(common.captureContent === undefined ? {} : { captureContent: common.captureContent }),
+  });
+  forget = (runId) => sink.forgetRun(runId);
+  const stream = sink.openStream(options.scope, common.dialect);
+
+  await source.open();
+  say(`consuming ${source.description}; ${describeTraceDestination(io.env)}`);
+  const started = performance.now();
+  let messages = 0;
+  const keepAlive =
+    source.keepAliveMillis === undefined
+      ? undefined
+      : setInterval(() => {
+          for (const delivery of ledger.held()) delivery.keepAlive?.();
+        }, source.keepAliveMillis);
+  keepAlive?.unref();
+
+  let stopRequested: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => (stopRequested = resolve));
+  process.once('SIGINT', stopRequested);
+  process.once('SIGTERM', stopRequested);
+  const running = source.run(
+    (text, delivery) => {
+      messages += 1;
+      const result = stream.handleJson(text);
+      if (result.outcome === 'rejected')
+        say(`message ${messages} rejected: ${result.message ?? result.reason ?? ''}`);
+      ledger.settle(delivery, result);
+    },
+    () => ledger.pending < options.maxPending,
+  );
+  await Promise.race([stopped, running]);
+
+  // Graceful shutdown: stop taking input, apply what is in hand, flush, acknowledge, close.
+  const deadline = setTimeout(() => {
+    say(
+      `shutdown took longer than ${options.graceMillis} ms; exiting with messages unacknowledged (they will be redelivered)`,
+    );
+    process.exit(0);
+  }, options.graceMillis);
+  deadline.unref();
+  source.stop();
+  await running.catch((error: unknown) =>
+    say(`source stopped: ${error instanceof Error ? error.message : String(error)}`),
+  );
+  if (keepAlive !== undefined) clearInterval(keepAlive);
+  await sink.shutdown({ endOpenRuns: options.endOpenRunsOnShutdown });
+  await telemetry.shutdown();
+  await source.close();
+  clearTimeout(deadline);
+  if (!common.quiet) {
+    const seconds = (performance.now() - started) / 1000;
+    const lines = renderSummary({
+      command: 'consume',
+      lines: messages,
+      seconds,
+      stats: sink.stats(),
+      destination: describeTraceDestination(io.env),
+    });
+    io.stdout.write(
+      `${[...lines, `  held    ${ledger.pending} messages unacknowledged for redelivery`].join('\n')}\n`,
+    );
+  }
+  return 0;
+}

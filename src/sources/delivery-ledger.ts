@@ -1,0 +1,170 @@
+import type { HandleResult } from '../sink.js';
+import type { RunSummary } from '../mapping/tracker-context.js';
+import type { ExportListener } from '../telemetry/export-watcher.js';
+
+/** One message from a broker, to be acknowledged once its effects are durable. */
+export interface Delivery {
+  ack(): void;
+  /** Ask for redelivery (after `delayMillis`). */
+  nak(delayMillis: number): void;
+  /** Tell the broker the message is still being worked on (NATS `+WIP`). */
+  keepAlive?(): void;
+}
+
+export interface LedgerEvents {
+  /** The exporter started failing (said once per outage). */
+  outage(message: string): void;
+  /** Exports succeed again. */
+  recovered(): void;
+  /** A run's export failed: its messages are redelivered, so it must be rebuilt from them. */
+  forgetRun(runId: string): void;
+}
+
+interface Exporting {
+  readonly runId: string;
+  readonly deliveries: Delivery[];
+  readonly spanCount: number;
+  exported: number;
+  readonly endedAt: number;
+}
+
+/**
+ * At-least-once bookkeeping. A message is acknowledged only when everything it contributed to is
+ * durable: the spans of its run were exported, and a metric collection taken after the run ended
+ * was exported. Messages that changed nothing (rejected, ignored, late, duplicate) are acknowledged
+ * at once. When an export fails for good, the run's messages are negatively acknowledged (the
+ * broker redelivers them) and the run is forgotten so that they rebuild it with the same ids.
+ */
+export class DeliveryLedger implements ExportListener {
+  private readonly open = new Map<string, Delivery[]>();
+  private readonly exportingByTrace = new Map<string, Exporting>();
+  private readonly exportingByRun = new Map<string, Exporting>();
+  private readonly earlyTallies = new Map<string, number>();
+  private readonly failedTraces = new Set<string>();
+  private awaitingMetrics: Exporting[] = [];
+  private heldCount = 0;
+  private failing = false;
+  private redeliveryDelayMillis = 1000;
+
+  constructor(
+    private readonly events: LedgerEvents,
+    private readonly now: () => number = Date.now,
+    private readonly maxRedeliveryDelayMillis = 30_000,
+  ) {}
+
+  /** Messages held until their runs are durable. */
+  get pending(): number {
+    return this.heldCount;
+  }
+
+  /** Every held message (for keep-alives). */
+  *held(): Iterable<Delivery> {
+    for (const list of this.open.values()) yield* list;
+    for (const entry of this.exportingByRun.values()) yield* entry.deliveries;
+    for (const entry of this.awaitingMetrics) yield* entry.deliveries;
+  }
+
+  /** Records what the sink did with a message. */
+  settle(delivery: Delivery, result: HandleResult): void {
+    if (result.outcome !== 'accepted' || result.runId === undefined) {
+      delivery.ack();
+      return;
+    }
+    this.heldCount += 1;
+    const exporting = this.exportingByRun.get(result.runId);
+    if (exporting !== undefined) {
+      exporting.deliveries.push(delivery);
+      return;
+    }
+    const list = this.open.get(result.runId);
+    if (list === undefined) this.open.set(result.runId, [delivery]);
+    else list.push(delivery);
+  }
+
+  /** The sink's `onRunEnd`. */
+  runEnded(run: RunSummary): void {
+    const entry: Exporting = {
+      runId: run.runId,
+      deliveries: this.open.get(run.runId) ?? [],
+      spanCount: run.spanCount,
+      exported: this.earlyTallies.get(run.traceId) ?? 0,
+      endedAt: this.now(),
+    };
+    this.open.delete(run.runId);
+    this.earlyTallies.delete(run.traceId);
+    this.exportingByRun.set(run.runId, entry);
+    this.exportingByTrace.set(run.traceId, entry);
+    if (this.failedTraces.delete(run.traceId)) this.fail(run.traceId, entry);
+    else this.checkSpans(run.traceId, entry);
+  }
+
+  spansExported(perTrace: ReadonlyMap<string, number>): void {
+    this.recover();
+    for (const [traceId, count] of perTrace) {
+      const entry = this.exportingByTrace.get(traceId);
+      if (entry === undefined)
+        this.earlyTallies.set(traceId, (this.earlyTallies.get(traceId) ?? 0) + count);
+      else {
+        entry.exported += count;
+        this.checkSpans(traceId, entry);
+      }
+    }
+  }
+
+  spansFailed(traceIds: ReadonlySet<string>, error: Error | undefined): void {
+    this.outage(`span export failed: ${error?.message ?? 'unknown error'}`);
+    for (const traceId of traceIds) {
+      const entry = this.exportingByTrace.get(traceId);
+      if (entry === undefined) this.failedTraces.add(traceId);
+      else this.fail(traceId, entry);
+    }
+  }
+
+  metricsExported(collectedAtMillis: number): void {
+    this.recover();
+    const durable = this.awaitingMetrics.filter((e) => e.endedAt <= collectedAtMillis);
+    this.awaitingMetrics = this.awaitingMetrics.filter((e) => e.endedAt > collectedAtMillis);
+    for (const entry of durable) this.release(entry, (d) => d.ack());
+  }
+
+  metricsFailed(error: Error | undefined): void {
+    this.outage(`metric export failed: ${error?.message ?? 'unknown error'}`);
+  }
+
+  private checkSpans(traceId: string, entry: Exporting): void {
+    if (entry.exported < entry.spanCount) return;
+    this.exportingByTrace.delete(traceId);
+    this.exportingByRun.delete(entry.runId);
+    this.awaitingMetrics.push(entry);
+  }
+
+  private fail(traceId: string, entry: Exporting): void {
+    this.exportingByTrace.delete(traceId);
+    this.exportingByRun.delete(entry.runId);
+    this.events.forgetRun(entry.runId);
+    const delay = this.redeliveryDelayMillis;
+    this.redeliveryDelayMillis = Math.min(
+      this.redeliveryDelayMillis * 2,
+      this.maxRedeliveryDelayMillis,
+    );
+    this.release(entry, (d) => d.nak(delay));
+  }
+
+  private release(entry: Exporting, settle: (d: Delivery) => void): void {
+    for (const delivery of entry.deliveries) settle(delivery);
+    this.heldCount -= entry.deliveries.length;
+  }
+
+  private outage(message: string): void {
+    if (this.failing) return;
+    this.failing = true;
+    this.events.outage(message);
+  }
+
+  private recover(): void {
+    this.redeliveryDelayMillis = 1000;
+    if (!this.failing) return;
+    this.failing = false;
+    this.events.recovered();
+  }
+}

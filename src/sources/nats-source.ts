@@ -1,0 +1,93 @@
+import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { BrokerSource } from './broker-source.js';
+import { pause } from './broker-source.js';
+
+export interface NatsSourceOptions {
+  readonly url: string;
+  readonly stream: string;
+  readonly subject: string;
+  readonly durable: string;
+  /** Redelivery timeout of an unacknowledged message; held messages are kept alive meanwhile. */
+  readonly ackWaitMillis: number;
+  /** The consumer's max_ack_pending: the most messages held unacknowledged at once. */
+  readonly maxAckPending: number;
+  readonly batchSize: number;
+}
+
+/**
+ * A durable JetStream pull consumer with explicit acks. It creates the durable consumer when it is
+ * missing (with the ack wait and max-ack-pending given), never the stream.
+ */
+export function createNatsSource(options: NatsSourceOptions): BrokerSource {
+  let nc: NatsConnection | undefined;
+  const stopping = new AbortController();
+  const description = `${options.url} stream ${options.stream} subject ${options.subject} (durable ${options.durable})`;
+
+  const ensureConsumer = async (jsm: JetStreamManager) => {
+    try {
+      await jsm.streams.info(options.stream);
+    } catch (error) {
+      throw new Error(
+        `JetStream stream ${options.stream} not found at ${options.url}: create it first (${(error as Error).message})`,
+        { cause: error },
+      );
+    }
+    try {
+      const info = await jsm.consumers.info(options.stream, options.durable);
+      if (info.config.ack_policy !== AckPolicy.Explicit)
+        throw new Error(`consumer ${options.durable} must use explicit acks`);
+    } catch (error) {
+      if ((error as Error).message.includes('explicit acks')) throw error;
+      await jsm.consumers.add(options.stream, {
+        durable_name: options.durable,
+        ack_policy: AckPolicy.Explicit,
+        filter_subject: options.subject,
+        ack_wait: options.ackWaitMillis * 1_000_000,
+        max_ack_pending: options.maxAckPending,
+      });
+    }
+  };
+
+  return {
+    description,
+    keepAliveMillis: Math.max(500, Math.floor(options.ackWaitMillis / 3)),
+    async open() {
+      nc = await connect({
+        servers: options.url,
+        maxReconnectAttempts: -1,
+        name: 'agent-otel-bridge',
+      });
+      await ensureConsumer(await jetstreamManager(nc));
+    },
+    async run(onMessage, canPull) {
+      if (nc === undefined) throw new Error('open() first');
+      const consumer = await jetstream(nc).consumers.get(options.stream, options.durable);
+      while (!stopping.signal.aborted) {
+        if (!canPull()) {
+          await pause(50, stopping.signal);
+          continue;
+        }
+        const batch = await consumer.fetch({ max_messages: options.batchSize, expires: 1000 });
+        for await (const message of batch) {
+          onMessage(message.string(), {
+            ack: () => message.ack(),
+            nak: (delay) => message.nak(delay),
+            keepAlive: () => message.working(),
+          });
+          if (stopping.signal.aborted) batch.stop();
+        }
+      }
+    },
+    stop() {
+      stopping.abort();
+    },
+    async close() {
+      if (nc === undefined) return;
+      await nc.flush().catch(() => undefined);
+      await nc.drain().catch(() => undefined);
+    },
+  };
+}

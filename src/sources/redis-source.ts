@@ -1,0 +1,128 @@
+import { createClient } from 'redis';
+import type { BrokerSource } from './broker-source.js';
+import { pause } from './broker-source.js';
+
+export interface RedisSourceOptions {
+  readonly url: string;
+  readonly stream: string;
+  readonly group: string;
+  readonly consumer: string;
+  /** Entries of other consumers idle this long are claimed at start (a crashed consumer's). */
+  readonly claimIdleMillis: number;
+  readonly batchSize: number;
+}
+
+type Client = ReturnType<typeof createClient>;
+interface Entry {
+  readonly id: string;
+  readonly message: Record<string, string>;
+}
+
+/**
+ * A Redis Streams consumer group reader (`XREADGROUP` / `XACK`), reading each entry's `event`
+ * field. At start it reads this consumer's own pending entries, then claims (`XAUTOCLAIM`) the
+ * group's entries left idle by a crashed consumer; a message to be redelivered is handed over
+ * again after its delay. It creates the group when missing, never the stream.
+ */
+export function createRedisSource(options: RedisSourceOptions): BrokerSource {
+  let reader: Client | undefined;
+  let writer: Client | undefined;
+  const stopping = new AbortController();
+  const acks = new Set<Promise<unknown>>();
+  const retries: { text: string; id: string; at: number }[] = [];
+  const description = `${options.url} stream ${options.stream} (group ${options.group}, consumer ${options.consumer})`;
+
+  const track = (promise: Promise<unknown>) => {
+    const tracked = promise.catch(() => undefined).finally(() => acks.delete(tracked));
+    acks.add(tracked);
+  };
+
+  const deliver = (entry: Entry, onMessage: Parameters<BrokerSource['run']>[0]) => {
+    const text = entry.message['event'];
+    const ack = () => {
+      if (writer !== undefined) track(writer.xAck(options.stream, options.group, entry.id));
+    };
+    if (text === undefined) {
+      ack();
+      return;
+    }
+    onMessage(text, {
+      ack,
+      nak: (delay) => retries.push({ text, id: entry.id, at: Date.now() + delay }),
+    });
+  };
+
+  return {
+    description,
+    keepAliveMillis: undefined,
+    async open() {
+      reader = createClient({ url: options.url });
+      writer = createClient({ url: options.url });
+      reader.on('error', () => undefined);
+      writer.on('error', () => undefined);
+      await Promise.all([reader.connect(), writer.connect()]);
+      if ((await writer.exists(options.stream)) === 0) {
+        throw new Error(
+          `Redis stream ${options.stream} not found at ${options.url}: nothing has been published to it yet`,
+        );
+      }
+      try {
+        await writer.xGroupCreate(options.stream, options.group, '0');
+      } catch (error) {
+        if (!(error as Error).message.includes('BUSYGROUP')) throw error;
+      }
+    },
+    async run(onMessage, canPull) {
+      if (reader === undefined || writer === undefined) throw new Error('open() first');
+      const read = async (id: string, block?: number) => {
+        const reply = await reader!.xReadGroup(
+          options.group,
+          options.consumer,
+          { key: options.stream, id },
+          { COUNT: options.batchSize, ...(block === undefined ? {} : { BLOCK: block }) },
+        );
+        return (reply as { messages: Entry[] }[] | null)?.[0]?.messages ?? [];
+      };
+      // This consumer's own pending entries (a restart after a crash), then other consumers' idle ones.
+      for (let from = '0'; ;) {
+        const pending = await read(from);
+        if (pending.length === 0) break;
+        for (const entry of pending) deliver(entry, onMessage);
+        from = pending.at(-1)!.id;
+      }
+      for (let cursor = '0-0'; ;) {
+        const claimed = await writer.xAutoClaim(
+          options.stream,
+          options.group,
+          options.consumer,
+          options.claimIdleMillis,
+          cursor,
+          { COUNT: options.batchSize },
+        );
+        for (const entry of claimed.messages) if (entry !== null) deliver(entry, onMessage);
+        cursor = claimed.nextId;
+        if (cursor === '0-0') break;
+      }
+      while (!stopping.signal.aborted) {
+        const due = retries.filter((r) => r.at <= Date.now());
+        for (const retry of due) {
+          retries.splice(retries.indexOf(retry), 1);
+          deliver({ id: retry.id, message: { event: retry.text } }, onMessage);
+        }
+        if (!canPull()) {
+          await pause(50, stopping.signal);
+          continue;
+        }
+        for (const entry of await read('>', 500)) deliver(entry, onMessage);
+      }
+    },
+    stop() {
+      stopping.abort();
+    },
+    async close() {
+      await Promise.all([...acks]);
+      reader?.destroy();
+      writer?.destroy();
+    },
+  };
+}

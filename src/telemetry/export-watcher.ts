@@ -1,0 +1,88 @@
+import type { ExportResult } from '@opentelemetry/core';
+import { ExportResultCode } from '@opentelemetry/core';
+import { AggregationTemporality } from '@opentelemetry/sdk-metrics';
+import type {
+  InstrumentType,
+  PushMetricExporter,
+  ResourceMetrics,
+} from '@opentelemetry/sdk-metrics';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+
+/** Told what reached the collector, so a source can acknowledge what is durable. */
+export interface ExportListener {
+  /** Spans exported successfully, counted per trace id. */
+  spansExported(perTrace: ReadonlyMap<string, number>): void;
+  /** An export of spans of these traces failed for good (after the exporter's own retries). */
+  spansFailed(traceIds: ReadonlySet<string>, error: Error | undefined): void;
+  /** A metric collection taken at `collectedAtMillis` (epoch ms) was exported successfully. */
+  metricsExported(collectedAtMillis: number): void;
+  metricsFailed(error: Error | undefined): void;
+}
+
+/** Wraps a span exporter and reports the outcome of every batch. */
+export class WatchedSpanExporter implements SpanExporter {
+  constructor(
+    private readonly inner: SpanExporter,
+    private readonly listener: ExportListener,
+  ) {}
+
+  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    this.inner.export(spans, (result) => {
+      if (result.code === ExportResultCode.SUCCESS) {
+        const perTrace = new Map<string, number>();
+        for (const span of spans) {
+          const id = span.spanContext().traceId;
+          perTrace.set(id, (perTrace.get(id) ?? 0) + 1);
+        }
+        this.listener.spansExported(perTrace);
+      } else {
+        this.listener.spansFailed(new Set(spans.map((s) => s.spanContext().traceId)), result.error);
+      }
+      done(result);
+    });
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
+/** Wraps a metric exporter and reports each export with the time its data was collected. */
+export class WatchedMetricExporter implements PushMetricExporter {
+  constructor(
+    private readonly inner: PushMetricExporter,
+    private readonly listener: ExportListener,
+  ) {}
+
+  export(metrics: ResourceMetrics, done: (result: ExportResult) => void): void {
+    let collectedAt = 0;
+    for (const scope of metrics.scopeMetrics) {
+      for (const metric of scope.metrics) {
+        for (const point of metric.dataPoints) {
+          collectedAt = Math.max(collectedAt, point.endTime[0] * 1000 + point.endTime[1] / 1e6);
+        }
+      }
+    }
+    this.inner.export(metrics, (result) => {
+      if (result.code === ExportResultCode.SUCCESS) this.listener.metricsExported(collectedAt);
+      else this.listener.metricsFailed(result.error);
+      done(result);
+    });
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush();
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  selectAggregationTemporality(type: InstrumentType): AggregationTemporality {
+    return this.inner.selectAggregationTemporality?.(type) ?? AggregationTemporality.CUMULATIVE;
+  }
+}
