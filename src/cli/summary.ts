@@ -17,7 +17,7 @@ export function renderSummary(report: RunReport): string[] {
   return [
     `agent-otel-bridge ${report.command}: ${n(report.lines)} lines in ${report.seconds.toFixed(2)} s (${n(rate)} lines/s)`,
     `  events  accepted ${n(events.accepted)}  rejected ${n(events.rejected)}  ignored ${n(events.ignored)}  late ${n(events.late)}  duplicate ${n(events.duplicate)}`,
-    `  runs    completed ${n(runs.completed)}  failed ${n(runs.failed)}  cancelled ${n(runs.cancelled)}  abandoned ${n(runs.abandoned)}`,
+    `  runs    completed ${n(runs.completed)}  failed ${n(runs.failed)}  cancelled ${n(runs.cancelled)}  abandoned ${n(runs.abandoned)}${runs.open > 0 ? `  open ${n(runs.open)}` : ''}`,
     `  export  ${report.destination}`,
   ];
 }

@@ -1,8 +1,9 @@
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { BrokerSource } from './broker-source.js';
+import type { Delivery } from './delivery-ledger.js';
 import { pause } from './broker-source.js';
 
 export interface NatsSourceOptions {
@@ -23,6 +24,7 @@ export interface NatsSourceOptions {
  */
 export function createNatsSource(options: NatsSourceOptions): BrokerSource {
   let nc: NatsConnection | undefined;
+  let pendingAtStart = 0;
   const stopping = new AbortController();
   const description = `${options.url} stream ${options.stream} subject ${options.subject} (durable ${options.durable})`;
 
@@ -37,6 +39,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
     }
     try {
       const info = await jsm.consumers.info(options.stream, options.durable);
+      pendingAtStart = info.num_ack_pending;
       if (info.config.ack_policy !== AckPolicy.Explicit)
         throw new Error(`consumer ${options.durable} must use explicit acks`);
     } catch (error) {
@@ -65,6 +68,35 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
     async run(onMessage, canPull) {
       if (nc === undefined) throw new Error('open() first');
       const consumer = await jetstream(nc).consumers.get(options.stream, options.durable);
+      const toDelivery = (message: JsMsg): Delivery => ({
+        ack: () => message.ack(),
+        nak: (delay) => message.nak(delay),
+        keepAlive: () => message.working(),
+      });
+      if (pendingAtStart > 0) {
+        // A previous instance died holding messages. The server redelivers them only after the ack
+        // wait, while newer messages flow at once; collect until every pending message has come
+        // back (or three ack waits have passed) and hand them over in stream order, so that every
+        // run is rebuilt from its first event.
+        const recovered = new Map<number, JsMsg>();
+        const redelivered = new Set<number>();
+        const until = Date.now() + 3 * options.ackWaitMillis + 2000;
+        while (
+          !stopping.signal.aborted &&
+          Date.now() < until &&
+          redelivered.size < pendingAtStart
+        ) {
+          const batch = await consumer.fetch({ max_messages: options.batchSize, expires: 1000 });
+          for await (const message of batch) {
+            recovered.set(message.seq, message);
+            if (message.info.deliveryCount > 1) redelivered.add(message.seq);
+          }
+          for (const message of recovered.values()) message.working();
+        }
+        for (const message of [...recovered.values()].sort((a, b) => a.seq - b.seq)) {
+          onMessage(message.string(), toDelivery(message));
+        }
+      }
       while (!stopping.signal.aborted) {
         if (!canPull()) {
           await pause(50, stopping.signal);
@@ -72,11 +104,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
         }
         const batch = await consumer.fetch({ max_messages: options.batchSize, expires: 1000 });
         for await (const message of batch) {
-          onMessage(message.string(), {
-            ack: () => message.ack(),
-            nak: (delay) => message.nak(delay),
-            keepAlive: () => message.working(),
-          });
+          onMessage(message.string(), toDelivery(message));
           if (stopping.signal.aborted) batch.stop();
         }
       }

@@ -44,6 +44,9 @@ export interface RunningCli {
   /** Sends a signal and resolves with the exit code and output. */
   stop(signal?: NodeJS.Signals): Promise<CliResult>;
   stderr(): string;
+  stdout(): string;
+  /** Resolves with the exit code and output once the process has ended. */
+  readonly exited: Promise<CliResult>;
 }
 
 /** Starts the built CLI as a long-running child process. */
@@ -72,6 +75,8 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
   );
   return {
     stderr: () => stderr,
+    stdout: () => stdout,
+    exited,
     waitForStderr(pattern, timeoutMillis = 10_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

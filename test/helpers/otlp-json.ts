@@ -54,6 +54,7 @@ export function normalizeJsonSpans(body: any): {
 export function normalizeJsonMetrics(body: any): OtlpMetric[] {
   const out: OtlpMetric[] = [];
   for (const rm of body.resourceMetrics ?? []) {
+    const resource = attributes(rm.resource?.attributes);
     for (const sm of rm.scopeMetrics ?? []) {
       for (const m of sm.metrics ?? []) {
         const points = m.sum
@@ -72,7 +73,7 @@ export function normalizeJsonMetrics(body: any): OtlpMetric[] {
                 },
               }))
             : [];
-        out.push({ name: m.name, unit: m.unit ?? '', points });
+        out.push({ resource, name: m.name, unit: m.unit ?? '', points });
       }
     }
   }

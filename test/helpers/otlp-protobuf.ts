@@ -31,6 +31,8 @@ export interface OtlpHistogram {
 }
 
 export interface OtlpMetric {
+  /** Resource attributes of the process that exported it. */
+  resource: Record<string, unknown>;
   name: string;
   unit: string;
   points: { attributes: Record<string, unknown>; value: number | OtlpHistogram }[];
@@ -151,6 +153,8 @@ function histogramPoint(p: Field[]) {
 export function decodeMetricsRequest(body: Buffer): OtlpMetric[] {
   const out: OtlpMetric[] = [];
   for (const rm of each(readFields(body), 1).map(sub)) {
+    const resourceField = rm.find((f) => f.no === 1);
+    const resource = resourceField === undefined ? {} : attributes(sub(resourceField), 1);
     for (const sm of each(rm, 2).map(sub)) {
       for (const m of each(sm, 2).map(sub)) {
         const name = stringOf(m.find((f) => f.no === 1)!);
@@ -163,7 +167,12 @@ export function decodeMetricsRequest(body: Buffer): OtlpMetric[] {
             : histogram !== undefined
               ? each(sub(histogram), 1).map(sub).map(histogramPoint)
               : [];
-        out.push({ name, unit: unitField === undefined ? '' : stringOf(unitField), points });
+        out.push({
+          resource,
+          name,
+          unit: unitField === undefined ? '' : stringOf(unitField),
+          points,
+        });
       }
     }
   }

@@ -14,13 +14,24 @@ export interface OtlpReceiver {
   readonly metrics: OtlpMetric[];
   /** How many metric exports arrived. */
   readonly metricExports: number;
+  /** The latest metrics export of each process (by `service.instance.id`). */
+  readonly metricsByInstance: ReadonlyMap<string, OtlpMetric[]>;
+  /** Answer 503 to every request while true (an outage). */
+  refusing: boolean;
   readonly contentTypes: Set<string>;
   /** Resource attributes seen on trace requests. */
   readonly resources: Record<string, unknown>[];
   close(): Promise<void>;
 }
 
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+export interface ReceiverOptions {
+  /** Called when a request has arrived, before it is answered (e.g. to kill the sender). */
+  readonly onRequest?: (path: string) => void;
+}
+
+export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<OtlpReceiver> {
+  const byInstance = new Map<string, OtlpMetric[]>();
+  let refusing = false;
   const spans: OtlpSpan[] = [];
   let metrics: OtlpMetric[] = [];
   let metricExports = 0;
@@ -30,6 +41,11 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      options.onRequest?.(req.url ?? '');
+      if (refusing) {
+        res.writeHead(503).end();
+        return;
+      }
       let body = Buffer.concat(chunks);
       if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
       const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim();
@@ -47,6 +63,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
             ? normalizeJsonMetrics(JSON.parse(body.toString('utf8')))
             : decodeMetricsRequest(body);
           metricExports += 1;
+          const instance = String(metrics[0]?.resource['service.instance.id'] ?? '');
+          byInstance.set(instance, metrics);
         } else {
           res.writeHead(404).end();
           return;
@@ -67,6 +85,13 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     },
     get metricExports() {
       return metricExports;
+    },
+    metricsByInstance: byInstance,
+    get refusing() {
+      return refusing;
+    },
+    set refusing(value: boolean) {
+      refusing = value;
     },
     contentTypes,
     resources,

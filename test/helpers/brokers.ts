@@ -1,0 +1,82 @@
+// Publishing to the real brokers on this machine exactly as behest does.
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { createClient } from 'redis';
+
+export const NATS_URL = 'nats://127.0.0.1:4222';
+export const REDIS_URL = 'redis://127.0.0.1:6379';
+
+/** Creates a JetStream stream and publishes each line as behest's NatsEventPublisher does. */
+export async function publishToNats(
+  stream: string,
+  subject: string,
+  lines: readonly string[],
+): Promise<void> {
+  const nc = await connect({ servers: NATS_URL });
+  try {
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: stream, subjects: [subject] });
+    const js = jetstream(nc);
+    for (const line of lines) await js.publish(subject, line);
+  } finally {
+    await nc.drain();
+  }
+}
+
+export async function natsConsumerInfo(
+  stream: string,
+  durable: string,
+): Promise<{ numAckPending: number; delivered: number; ackFloor: number }> {
+  const nc = await connect({ servers: NATS_URL });
+  try {
+    const info = await (await jetstreamManager(nc)).consumers.info(stream, durable);
+    return {
+      numAckPending: info.num_ack_pending,
+      delivered: info.delivered.stream_seq,
+      ackFloor: info.ack_floor.stream_seq,
+    };
+  } finally {
+    await nc.drain();
+  }
+}
+
+export async function deleteNatsStream(stream: string): Promise<void> {
+  const nc = await connect({ servers: NATS_URL });
+  try {
+    await (await jetstreamManager(nc)).streams.delete(stream).catch(() => undefined);
+  } finally {
+    await nc.drain();
+  }
+}
+
+/** `XADD <key> * event <json>` per line, as behest's RedisStreamsPublisher does. */
+export async function publishToRedis(key: string, lines: readonly string[]): Promise<void> {
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  try {
+    for (const line of lines) await client.xAdd(key, '*', { event: line });
+  } finally {
+    client.destroy();
+  }
+}
+
+export async function redisPending(key: string, group: string): Promise<number> {
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  try {
+    const summary = await client.xPending(key, group);
+    return Number(summary.pending);
+  } finally {
+    client.destroy();
+  }
+}
+
+export async function deleteRedisKey(key: string): Promise<void> {
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  try {
+    await client.del(key);
+  } finally {
+    client.destroy();
+  }
+}
