@@ -193,14 +193,7 @@ describe.each([natsBroker, redisBroker])('%o', (makeBroker) => {
       30_000,
       'every span at the receiver',
     );
-    await waitFor(
-      async () => (await broker.pending()) === 0,
-      15_000,
-      'every message acknowledged',
-    ).catch(async (e: unknown) => {
-      console.log('DEBUG', await broker.pending(), (await last.stop('SIGTERM')).stdout);
-      throw e;
-    });
+    await waitFor(async () => (await broker.pending()) === 0, 15_000, 'every message acknowledged');
     const final = await last.stop('SIGTERM');
     expect(final.code).toBe(0);
 

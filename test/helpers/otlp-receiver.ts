@@ -63,8 +63,8 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
             ? normalizeJsonMetrics(JSON.parse(body.toString('utf8')))
             : decodeMetricsRequest(body);
           metricExports += 1;
-          const instance = String(metrics[0]?.resource['service.instance.id'] ?? '');
-          byInstance.set(instance, metrics);
+          const instance = metrics[0]?.resource['service.instance.id'];
+          byInstance.set(typeof instance === 'string' ? instance : '', metrics);
         } else {
           res.writeHead(404).end();
           return;
