@@ -6,6 +6,7 @@ import type { InputDialect } from '../dialects/detect.js';
 import type { NatsSourceOptions } from '../sources/nats-source.js';
 import type { RedisSourceOptions } from '../sources/redis-source.js';
 import type { ConsumeOptions } from './consume.js';
+import type { ServeOptions } from './serve.js';
 
 export type OutputMode = 'auto' | 'otlp' | 'terminal';
 
@@ -44,6 +45,7 @@ export type Command =
       readonly consume: ConsumeOptions;
       readonly common: CommonOptions;
     }
+  | { readonly name: 'serve'; readonly serve: ServeOptions; readonly common: CommonOptions }
   | { readonly name: 'help' }
   | { readonly name: 'version' };
 
@@ -61,6 +63,7 @@ Commands:
   crabtalk          Subscribe to a running crabtalk daemon's event feed and map it live
   nats              Consume a NATS JetStream subject (durable pull consumer, at-least-once)
   redis             Consume a Redis stream with a consumer group (at-least-once)
+  serve             Accept events over HTTP: POST /v1/events (NDJSON or a JSON array)
   help              Show this help
 
 Options:
@@ -80,6 +83,14 @@ Options:
   --claim-idle-ms N     redis: claim other consumers' entries idle this long at start (default 60000)
   --grace-ms N          nats/redis: longest graceful shutdown (default 10000)
   --end-open-runs-on-shutdown  nats/redis: end open runs as abandoned instead of leaving them for redelivery
+  --port N              serve: port (default 4320)
+  --host ADDR           serve: address to bind (default 127.0.0.1)
+  --token-env NAME      serve: require 'Authorization: Bearer <token>', the token read from env NAME
+                        (default AGENT_OTEL_BRIDGE_HTTP_TOKEN when set); required beyond loopback
+  --allow-unauthenticated  serve: bind beyond loopback without a token
+  --max-body-bytes N    serve: largest request body (default 10485760)
+  --max-line-bytes N    serve: largest line (default 1048576)
+  --prometheus-port N   serve: also expose the bridge's metrics for Prometheus on this port
   --output MODE         auto | otlp | terminal (default auto: OTLP when configured or a collector
                         listens on localhost:4318, else a trace tree in the terminal)
   --agent-name NAME     gen_ai.agent.name for every run
@@ -91,7 +102,10 @@ Export follows the standard environment: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPOR
 (http/protobuf, http/json), OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
 OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT.`;
 
-export function parseCommand(argv: readonly string[]): Command {
+export function parseCommand(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): Command {
   let parsed;
   try {
     parsed = parseArgs({
@@ -114,6 +128,13 @@ export function parseCommand(argv: readonly string[]): Command {
         'claim-idle-ms': { type: 'string' },
         'grace-ms': { type: 'string' },
         'end-open-runs-on-shutdown': { type: 'boolean' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'token-env': { type: 'string' },
+        'allow-unauthenticated': { type: 'boolean' },
+        'max-body-bytes': { type: 'string' },
+        'max-line-bytes': { type: 'string' },
+        'prometheus-port': { type: 'string' },
         tcp: { type: 'string' },
         output: { type: 'string' },
         'agent-name': { type: 'string' },
@@ -145,7 +166,42 @@ export function parseCommand(argv: readonly string[]): Command {
     captureContent: values['capture-content'],
     quiet: values.quiet === true,
   };
+  const int = (flag: string, fallback: number) => {
+    const raw = (values as Record<string, string | boolean | undefined>)[flag];
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n <= 0)
+      throw new UsageError(`--${flag} must be a positive integer, got ${String(raw)}`);
+    return n;
+  };
   switch (name) {
+    case 'serve': {
+      if (rest.length > 0) throw new UsageError(`serve takes no arguments, got ${rest.join(' ')}`);
+      const host = values.host ?? '127.0.0.1';
+      const tokenEnv = values['token-env'] ?? 'AGENT_OTEL_BRIDGE_HTTP_TOKEN';
+      const token = env[tokenEnv]?.trim() || undefined;
+      if (values['token-env'] !== undefined && token === undefined)
+        throw new UsageError(`--token-env ${tokenEnv}: that variable is not set`);
+      const loopback = host === 'localhost' || host === '::1' || host.startsWith('127.');
+      if (!loopback && token === undefined && values['allow-unauthenticated'] !== true) {
+        throw new UsageError(
+          `refusing to listen on ${host} without a token: set AGENT_OTEL_BRIDGE_HTTP_TOKEN (or --token-env), or pass --allow-unauthenticated`,
+        );
+      }
+      return {
+        name,
+        common,
+        serve: {
+          host,
+          port: toPort(values.port, 4320),
+          token,
+          maxBodyBytes: int('max-body-bytes', 10 * 1024 * 1024),
+          maxLineBytes: int('max-line-bytes', 1024 * 1024),
+          prometheusPort:
+            values['prometheus-port'] === undefined ? undefined : int('prometheus-port', 9464),
+        },
+      };
+    }
     case 'ingest':
       return {
         name,
@@ -164,14 +220,6 @@ export function parseCommand(argv: readonly string[]): Command {
     case 'redis': {
       if (rest.length > 0)
         throw new UsageError(`${name} takes no arguments, got ${rest.join(' ')}`);
-      const int = (flag: string, fallback: number) => {
-        const raw = (values as Record<string, string | boolean | undefined>)[flag];
-        if (raw === undefined) return fallback;
-        const n = Number(raw);
-        if (!Number.isSafeInteger(n) || n <= 0)
-          throw new UsageError(`--${flag} must be a positive integer, got ${String(raw)}`);
-        return n;
-      };
       if (values.stream === undefined) throw new UsageError(`${name} needs --stream`);
       const maxPending = int('max-ack-pending', 20_000);
       const consume: ConsumeOptions = {
@@ -236,4 +284,12 @@ export function parseCommand(argv: readonly string[]): Command {
 
 function defaultCrabtalkSocket(): string {
   return join(homedir(), '.crabtalk', 'run', 'crabtalk.sock');
+}
+
+function toPort(raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be 0–65535, got ${raw}`);
+  return port;
 }

@@ -13,13 +13,14 @@ import { createRedisSource } from '../sources/redis-source.js';
 import { runConsumer } from './consume.js';
 import { runCrabtalk } from './crabtalk.js';
 import { runPipeline } from './pipeline.js';
+import { runServe } from './serve.js';
 import { validate } from './validate.js';
 import type { Input, Io } from './pipeline.js';
 
 async function main(argv: readonly string[]): Promise<number> {
   let command: Command;
   try {
-    command = parseCommand(argv);
+    command = parseCommand(argv, process.env);
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`agent-otel-bridge: ${error.message}\n`);
@@ -61,6 +62,8 @@ async function main(argv: readonly string[]): Promise<number> {
       });
       return ok ? 0 : 1;
     }
+    case 'serve':
+      return runServe(io, command.common, command.serve);
     case 'nats':
       return runConsumer(io, command.common, createNatsSource(command.nats), command.consume);
     case 'redis':

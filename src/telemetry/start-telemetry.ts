@@ -139,19 +139,18 @@ function chooseMetricExporter(env: Env): PushMetricExporter | undefined {
     : new OTLPMetricExporterProto();
 }
 
+/** The batch span processor as the OTEL_BSP_* variables configure it (SDK 3 reads them only in sdk-node). */
 function batchProcessor(env: Env, exporter: SpanExporter): SpanProcessor {
-  const explicit =
-    env['OTEL_BSP_MAX_QUEUE_SIZE'] !== undefined ||
-    env['OTEL_BSP_MAX_EXPORT_BATCH_SIZE'] !== undefined;
-  return new BatchSpanProcessor(
-    explicit
-      ? { exporter }
-      : {
-          exporter,
-          maxQueueSize: DEFAULT_BSP_MAX_QUEUE_SIZE,
-          maxExportBatchSize: DEFAULT_BSP_MAX_EXPORT_BATCH_SIZE,
-        },
-  );
+  const delay = envMillis(env, 'OTEL_BSP_SCHEDULE_DELAY');
+  const timeout = envMillis(env, 'OTEL_BSP_EXPORT_TIMEOUT');
+  return new BatchSpanProcessor({
+    exporter,
+    maxQueueSize: envMillis(env, 'OTEL_BSP_MAX_QUEUE_SIZE') ?? DEFAULT_BSP_MAX_QUEUE_SIZE,
+    maxExportBatchSize:
+      envMillis(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? DEFAULT_BSP_MAX_EXPORT_BATCH_SIZE,
+    ...(delay === undefined ? {} : { scheduledDelayMillis: delay }),
+    ...(timeout === undefined ? {} : { exportTimeoutMillis: timeout }),
+  });
 }
 
 function envMillis(env: Env, name: string): number | undefined {

@@ -1,0 +1,222 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { INPUT_DIALECTS } from '../dialects/detect.js';
+import type { InputDialect } from '../dialects/detect.js';
+import type { AgentOtelSink, EventStream, HandleResult } from '../sink.js';
+import { createBearerCheck } from './bearer-auth.js';
+
+export interface HttpSourceOptions {
+  readonly host: string;
+  readonly port: number;
+  /** Required on every request when set. */
+  readonly token: string | undefined;
+  readonly maxBodyBytes: number;
+  readonly maxLineBytes: number;
+  /** Dialect when the request names none. */
+  readonly dialect: InputDialect;
+}
+
+export interface HttpSource {
+  readonly url: string;
+  /** Stops taking requests (readyz answers 503) and waits for those in flight. */
+  close(): Promise<void>;
+}
+
+const CONTENT_TYPES = new Set([
+  'application/x-ndjson',
+  'application/jsonl',
+  'application/json',
+  'text/plain',
+]);
+const MAX_NAMED_STREAMS = 10_000;
+
+interface LineReport {
+  readonly line: number;
+  readonly outcome: string;
+  readonly reason?: string | undefined;
+  readonly message?: string | undefined;
+  readonly path?: string | undefined;
+}
+
+/**
+ * `POST /v1/events`: NDJSON (or a JSON array) of agent events, mapped through the sink, answered
+ * with per-line results. `X-Agent-Dialect` names the dialect; `X-Agent-Stream` scopes runs without
+ * run ids across requests (default: each request is its own stream). `GET /healthz`, `GET /readyz`.
+ */
+export async function startHttpSource(
+  sink: AgentOtelSink,
+  options: HttpSourceOptions,
+): Promise<HttpSource> {
+  const authorized = options.token === undefined ? () => true : createBearerCheck(options.token);
+  const named = new Map<string, EventStream>();
+  let requests = 0;
+  let draining = false;
+
+  const streamFor = (scope: string | undefined, dialect: InputDialect): EventStream => {
+    if (scope === undefined) return sink.openStream(`http-request-${++requests}`, dialect);
+    const key = `${dialect}\0${scope}`;
+    let stream = named.get(key);
+    if (stream === undefined) {
+      stream = sink.openStream(scope, dialect);
+      named.set(key, stream);
+      if (named.size > MAX_NAMED_STREAMS) named.delete(named.keys().next().value!);
+    }
+    return stream;
+  };
+
+  const handleEvents = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!authorized(req.headers.authorization)) {
+      return send(
+        res,
+        401,
+        { error: 'missing or wrong bearer token' },
+        { 'www-authenticate': 'Bearer' },
+      );
+    }
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!CONTENT_TYPES.has(type)) {
+      return send(res, 415, {
+        error: `content type must be one of ${[...CONTENT_TYPES].join(', ')}`,
+      });
+    }
+    const dialectHeader = header(req, 'x-agent-dialect');
+    if (
+      dialectHeader !== undefined &&
+      !(INPUT_DIALECTS as readonly string[]).includes(dialectHeader)
+    ) {
+      return send(res, 400, {
+        error: `X-Agent-Dialect must be one of ${INPUT_DIALECTS.join(', ')}`,
+      });
+    }
+    const body = await readBody(req, options.maxBodyBytes);
+    if (body === undefined) {
+      res.on('finish', () => req.destroy());
+      return send(
+        res,
+        413,
+        { error: `body larger than ${options.maxBodyBytes} bytes` },
+        { connection: 'close' },
+      );
+    }
+    const lines = splitBody(body, type);
+    if (lines === undefined) return send(res, 400, { error: 'body is not a JSON array' });
+    const stream = streamFor(
+      header(req, 'x-agent-stream'),
+      (dialectHeader as InputDialect | undefined) ?? options.dialect,
+    );
+    const counts: Record<string, number> = {
+      accepted: 0,
+      rejected: 0,
+      ignored: 0,
+      late: 0,
+      duplicate: 0,
+    };
+    const problems: LineReport[] = [];
+    lines.forEach((text, i) => {
+      if (text.trim() === '') return;
+      const result: HandleResult =
+        Buffer.byteLength(text) > options.maxLineBytes
+          ? sink.reject('line_too_long', `line longer than ${options.maxLineBytes} bytes`)
+          : stream.handleJson(text);
+      counts[result.outcome] = (counts[result.outcome] ?? 0) + 1;
+      if (result.outcome === 'rejected' || result.outcome === 'ignored') {
+        problems.push({
+          line: i + 1,
+          outcome: result.outcome,
+          reason: result.reason,
+          message: result.message,
+          path: result.path,
+        });
+      }
+    });
+    send(res, 200, { ...counts, problems });
+  };
+
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz' && req.method === 'GET') return send(res, 200, { status: 'ok' });
+    if (path === '/readyz' && req.method === 'GET')
+      return send(res, draining ? 503 : 200, { status: draining ? 'draining' : 'ready' });
+    if (path !== '/v1/events') return send(res, 404, { error: 'not found' });
+    if (req.method !== 'POST') return send(res, 405, { error: 'use POST' }, { allow: 'POST' });
+    if (draining) return send(res, 503, { error: 'shutting down' }, { connection: 'close' });
+    handleEvents(req, res).catch(() => send(res, 500, { error: 'internal error' }));
+  });
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, resolve);
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    close() {
+      draining = true;
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+    },
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text.trim() === '' ? undefined : text.trim();
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) return;
+  res
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify(body));
+}
+
+/** The body, or undefined when it exceeds the limit (the rest is discarded). */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      // Stop reading: the caller answers 413 and the connection is closed after it.
+      over = true;
+      req.off('data', onData);
+      resolve(undefined);
+    };
+    req.on('data', onData);
+    req.on('end', () => {
+      if (!over) resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    req.on('error', reject);
+  });
+}
+
+/** NDJSON lines, or the elements of a JSON array (each serialized back to one line). */
+function splitBody(body: string, type: string): string[] | undefined {
+  const trimmed = body.trimStart();
+  if (type === 'application/json' && trimmed.startsWith('[')) {
+    try {
+      const values = JSON.parse(trimmed) as unknown;
+      return Array.isArray(values) ? values.map((v) => JSON.stringify(v)) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return body.split(/\r?\n/);
+}

@@ -1,0 +1,216 @@
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startCli } from '../helpers/cli.js';
+import type { RunningCli } from '../helpers/cli.js';
+import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import type { OtlpReceiver } from '../helpers/otlp-receiver.js';
+import { waitFor } from '../helpers/wire-spans.js';
+
+const fixture = (path: string) =>
+  readFileSync(fileURLToPath(new URL(`../fixtures/${path}`, import.meta.url)), 'utf8');
+const TOKEN = 'test-token-0123456789';
+const run = (i: number) =>
+  fixture('behest/tools-success-failure.ndjson').replaceAll(
+    '5b0c1a2e-1111-4a6b-8c7d-000000000001',
+    `5b0c1a2e-1111-4a6b-8c7d-${String(i).padStart(12, '0')}`,
+  );
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function post(url: string, body: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${url}/v1/events`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-ndjson',
+      authorization: `Bearer ${TOKEN}`,
+      ...headers,
+    },
+    body,
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('agent-otel-bridge serve', () => {
+  let receiver: OtlpReceiver;
+  let cli: RunningCli;
+  let url: string;
+
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    cli = startCli(
+      [
+        'serve',
+        '--port',
+        '0',
+        '--prometheus-port',
+        String(await freePort()),
+        '--max-body-bytes',
+        '200000',
+        '--max-line-bytes',
+        '4096',
+      ],
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        AGENT_OTEL_BRIDGE_HTTP_TOKEN: TOKEN,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      },
+    );
+    await cli.waitForStderr(/listening on (http:\/\/\S+)\/v1\/events/);
+    url = /listening on (http:\/\/\S+)\/v1\/events/.exec(cli.stderr())![1]!;
+  });
+  afterAll(async () => {
+    await cli.stop('SIGKILL');
+    await receiver.close();
+  });
+
+  it('answers with per-line results: accepted counts and each rejected line with its reason and path', async () => {
+    const { status, body } = await post(url, fixture('behest/garbage.ndjson'));
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ accepted: 3, rejected: 8, ignored: 1 });
+    expect((body['problems'] as unknown[])[4]).toEqual({
+      line: 6,
+      outcome: 'rejected',
+      reason: 'schema',
+      message: 'ModelStarted.iteration: Invalid input: expected number, received string',
+      path: 'ModelStarted.iteration',
+    });
+  });
+
+  it('requires the bearer token', async () => {
+    expect((await post(url, run(1), { authorization: 'Bearer wrong' })).status).toBe(401);
+    expect((await post(url, run(1), { authorization: '' })).status).toBe(401);
+  });
+
+  it('refuses other content types, oversize bodies and oversize lines', async () => {
+    expect((await post(url, run(1), { 'content-type': 'application/xml' })).status).toBe(415);
+    expect((await post(url, 'x'.repeat(300_000))).status).toBe(413);
+    const { body } = await post(
+      url,
+      `${JSON.stringify({ TextDelta: { run_id: 'r', delta: 'x'.repeat(5000), timestamp: '2025-06-01T12:00:00Z' } })}\n`,
+    );
+    expect(body['problems']).toEqual([
+      {
+        line: 1,
+        outcome: 'rejected',
+        reason: 'line_too_long',
+        message: 'line longer than 4096 bytes',
+      },
+    ]);
+  });
+
+  it('takes a JSON array, and scopes runs without ids across requests by X-Agent-Stream', async () => {
+    const oxi = fixture('oxi/agent-loop.ndjson').trim().split('\n').slice(0, 20);
+    const array = JSON.stringify(oxi.slice(0, 10).map((l) => JSON.parse(l) as unknown));
+    const first = await post(url, array, {
+      'content-type': 'application/json',
+      'x-agent-stream': 'session-a',
+      'x-agent-dialect': 'oxi',
+    });
+    const second = await post(url, oxi.slice(10).join('\n'), {
+      'x-agent-stream': 'session-a',
+      'x-agent-dialect': 'oxi',
+    });
+    expect([first.body['accepted'], second.body['accepted']]).toEqual([10, 10]);
+    await waitFor(
+      () => receiver.spans.some((s) => s.attributes['agent.run.id'] === 'session-a#1'),
+      5000,
+      'the oxi run',
+    );
+    const runSpan = receiver.spans.find((s) => s.attributes['agent.run.id'] === 'session-a#1');
+    expect(runSpan?.attributes['agent.run.outcome']).toBe('completed');
+    expect(
+      receiver.spans.filter(
+        (s) => s.traceId === runSpan?.traceId && s.name.startsWith('execute_tool'),
+      ),
+    ).toHaveLength(2);
+  });
+
+  it('serves many clients at once', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => post(url, run(100 + i))),
+    );
+    expect(results.every((r) => r.status === 200 && r.body['accepted'] === 23)).toBe(true);
+    await waitFor(
+      () =>
+        receiver.spans.filter((s) =>
+          String(s.attributes['agent.run.id']).startsWith('5b0c1a2e-1111-4a6b-8c7d-0000000001'),
+        ).length === 24,
+      5000,
+      '24 runs',
+    );
+  });
+
+  it('exposes its metrics for Prometheus', async () => {
+    const port = /Prometheus metrics on http:\/\/[^:]+:(\d+)/.exec(cli.stderr())?.[1];
+    expect(port).toBeDefined();
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(text).toMatch(/^agent_runs_total\{[^}]*agent_run_outcome="completed"[^}]*\} \d+/m);
+    expect(text).toMatch(/^agent_bridge_events_total\{[^}]*agent_bridge_event_outcome="rejected"/m);
+  });
+
+  it('answers health and readiness', async () => {
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready' });
+    expect((await fetch(`${url}/v1/events`)).status).toBe(405);
+    expect((await fetch(`${url}/nope`)).status).toBe(404);
+  });
+});
+
+describe('serve shutdown and safety', () => {
+  it('finishes a request in flight on SIGTERM, exports it and exits 0', async () => {
+    const receiver = await startOtlpReceiver();
+    const cli = startCli(['serve', '--port', '0'], { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    try {
+      await cli.waitForStderr(/listening on/);
+      const url = new URL(/listening on (http:\/\/\S+)\/v1\/events/.exec(cli.stderr())![1]!);
+      const lines = run(7).trim().split('\n');
+      const response = new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: '/v1/events',
+            method: 'POST',
+            headers: { 'content-type': 'application/x-ndjson' },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.write(`${lines.slice(0, 5).join('\n')}\n`);
+        setTimeout(() => {
+          void cli.stop('SIGTERM');
+          setTimeout(() => req.end(`${lines.slice(5).join('\n')}\n`), 300);
+        }, 200);
+      });
+      expect(await response).toBe(200);
+      const result = await cli.exited;
+      expect(result.code).toBe(0);
+      expect(
+        receiver.spans.find(
+          (s) => s.attributes['agent.run.id'] === '5b0c1a2e-1111-4a6b-8c7d-000000000007',
+        )?.attributes['agent.run.outcome'],
+      ).toBe('completed');
+    } finally {
+      await cli.stop('SIGKILL');
+      await receiver.close();
+    }
+  });
+
+  it('refuses to listen beyond loopback without a token', async () => {
+    const result = await runCli(['serve', '--host', '0.0.0.0', '--port', '0']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('refusing to listen on 0.0.0.0 without a token');
+  });
+});
