@@ -219,3 +219,45 @@ describe.each([natsBroker, redisBroker])('%o', (makeBroker) => {
     expect(runsByOutcome('cancelled')).toBeGreaterThanOrEqual(9);
   });
 });
+
+describe('collector outage', () => {
+  it('holds acknowledgements while the collector answers 503 and 429, reports it once, and loses nothing when it returns', async () => {
+    const broker = redisBroker();
+    const receiver = await startOtlpReceiver();
+    receiver.refusing = { status: 503 };
+    await broker.publish(lines(FINISHED));
+    const expected = expectedFingerprints(FINISHED);
+    const cli = startCli(broker.args(), {
+      ...ENV,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_TIMEOUT: '2000',
+    });
+    try {
+      await cli.waitForStderr(/export outage: /, 30_000);
+      expect(await broker.pending()).toBeGreaterThan(0);
+      receiver.refusing = { status: 429, retryAfterSeconds: 1 };
+      await new Promise((r) => setTimeout(r, 1500));
+      receiver.refusing = undefined;
+      await cli.waitForStderr(/export recovered/, 30_000);
+      await waitFor(
+        () => [...expected].every((f) => receiver.spans.some((s) => wireFingerprint(s) === f)),
+        60_000,
+        'every span after the outage',
+      );
+      await waitFor(
+        async () => (await broker.pending()) === 0,
+        20_000,
+        'every message acknowledged',
+      );
+      const result = await cli.stop('SIGTERM');
+      expect(result.code).toBe(0);
+      expect(result.stderr.match(/export outage/g)).toHaveLength(1);
+      expect(receiver.refused).toBeGreaterThan(0);
+      for (const copies of uniqueSpans(receiver).values()) expect(new Set(copies).size).toBe(1);
+    } finally {
+      await cli.stop('SIGKILL');
+      await receiver.close();
+      await broker.cleanup();
+    }
+  }, 150_000);
+});

@@ -16,8 +16,10 @@ export interface OtlpReceiver {
   readonly metricExports: number;
   /** The latest metrics export of each process (by `service.instance.id`). */
   readonly metricsByInstance: ReadonlyMap<string, OtlpMetric[]>;
-  /** Answer 503 to every request while true (an outage). */
-  refusing: boolean;
+  /** While set, every request is answered with this status (an outage), with Retry-After when given. */
+  refusing: { readonly status: number; readonly retryAfterSeconds?: number } | undefined;
+  /** Requests refused so far. */
+  readonly refused: number;
   readonly contentTypes: Set<string>;
   /** Resource attributes seen on trace requests. */
   readonly resources: Record<string, unknown>[];
@@ -31,7 +33,8 @@ export interface ReceiverOptions {
 
 export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<OtlpReceiver> {
   const byInstance = new Map<string, OtlpMetric[]>();
-  let refusing = false;
+  let refusing: OtlpReceiver['refusing'];
+  let refused = 0;
   const spans: OtlpSpan[] = [];
   let metrics: OtlpMetric[] = [];
   let metricExports = 0;
@@ -42,8 +45,13 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       options.onRequest?.(req.url ?? '');
-      if (refusing) {
-        res.writeHead(503).end();
+      if (refusing !== undefined) {
+        refused += 1;
+        const headers =
+          refusing.retryAfterSeconds === undefined
+            ? {}
+            : { 'retry-after': String(refusing.retryAfterSeconds) };
+        res.writeHead(refusing.status, headers).end();
         return;
       }
       let body = Buffer.concat(chunks);
@@ -90,8 +98,11 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
     get refusing() {
       return refusing;
     },
-    set refusing(value: boolean) {
+    set refusing(value) {
       refusing = value;
+    },
+    get refused() {
+      return refused;
     },
     contentTypes,
     resources,
