@@ -23,6 +23,8 @@ export type Command =
       readonly name: 'ingest';
       readonly files: readonly string[];
       readonly strict: boolean;
+      /** Tail the files as they grow (and are rotated) until SIGINT/SIGTERM. */
+      readonly follow: boolean;
       readonly common: CommonOptions;
     }
   | { readonly name: 'demo'; readonly runs: number; readonly common: CommonOptions }
@@ -69,6 +71,7 @@ Commands:
 Options:
   --dialect NAME        Input dialect: ${INPUT_DIALECTS.join(' | ')} (default auto)
   --strict              ingest: exit 1 when any line was rejected
+  --follow, -f          ingest: keep reading the files as they grow, across rotation, until SIGINT/SIGTERM
   --runs N              demo: how many runs to generate (default 6)
   --socket PATH         crabtalk: the daemon's unix socket (default ~/.crabtalk/run/crabtalk.sock)
   --tcp HOST:PORT       crabtalk: the daemon's TCP address instead of the socket
@@ -115,6 +118,7 @@ export function parseCommand(
       options: {
         dialect: { type: 'string' },
         strict: { type: 'boolean' },
+        follow: { type: 'boolean', short: 'f' },
         runs: { type: 'string' },
         socket: { type: 'string' },
         url: { type: 'string' },
@@ -202,13 +206,12 @@ export function parseCommand(
         },
       };
     }
-    case 'ingest':
-      return {
-        name,
-        files: rest.length === 0 ? ['-'] : rest,
-        strict: values.strict === true,
-        common,
-      };
+    case 'ingest': {
+      const files = rest.length === 0 ? ['-'] : rest;
+      const follow = values.follow === true;
+      if (follow && files.includes('-')) throw new UsageError('--follow needs files, not stdin');
+      return { name, files, strict: values.strict === true, follow, common };
+    }
     case 'demo': {
       if (rest.length > 0) throw new UsageError(`demo takes no arguments, got ${rest.join(' ')}`);
       const runs = values.runs === undefined ? 6 : Number(values.runs);

@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { ConfigError } from '../config.js';
 import { createDemoLines } from '../sources/demo-runs.js';
+import { followFile } from '../sources/follow-file.js';
 import { readLines } from '../sources/ndjson-lines.js';
 import type { InputLine } from '../sources/ndjson-lines.js';
 import { PACKAGE_VERSION } from '../version.js';
@@ -42,9 +43,20 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${PACKAGE_VERSION}\n`);
       return 0;
     case 'ingest': {
+      const stop = new AbortController();
+      if (command.follow) {
+        process.once('SIGINT', () => stop.abort());
+        process.once('SIGTERM', () => stop.abort());
+      }
       const inputs: Input[] = command.files.map((file) => ({
         name: file === '-' ? 'stdin' : file,
-        lines: readLines(file === '-' ? (process.stdin as Readable) : createReadStream(file)),
+        lines: readLines(
+          command.follow
+            ? followFile(file, { signal: stop.signal })
+            : file === '-'
+              ? (process.stdin as Readable)
+              : createReadStream(file),
+        ),
       }));
       const rejected = await runPipeline(io, command.common, 'ingest', inputs);
       return command.strict && rejected > 0 ? 1 : 0;

@@ -44,8 +44,9 @@ export async function runPipeline(
   let lines = 0;
   let reported = 0;
   let lastProgress = 0;
-  for (const input of inputs) {
-    // Each input is a stream of its own: runtimes without run ids scope their runs to it.
+  // Inputs are read side by side (a followed file never ends); each is a stream of its own, so
+  // runtimes without run ids scope their runs to it.
+  const consume = async (input: Input) => {
     const stream = sink.openStream(input.name, options.dialect);
     for await (const line of input.lines) {
       lines += 1;
@@ -65,7 +66,8 @@ export async function runPipeline(
         }
       }
     }
-  }
+  };
+  await Promise.all(inputs.map(consume));
   sink.endOpenRuns('end_of_input');
   await sink.shutdown();
   await output.telemetry.shutdown(); // flushes spans and exports the final metrics
