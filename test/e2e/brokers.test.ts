@@ -89,6 +89,14 @@ function redisBroker(): Broker {
   };
 }
 
+/** Stated bound for the bridge's resident memory during an outage with this workload. */
+const MEMORY_BOUND_MIB = 400;
+
+function residentMiB(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) / 1024;
+}
+
 const ENV = { OTEL_METRIC_EXPORT_INTERVAL: '400', OTEL_BSP_SCHEDULE_DELAY: '100' };
 
 function uniqueSpans(receiver: OtlpReceiver): Map<string, string[]> {
@@ -98,7 +106,10 @@ function uniqueSpans(receiver: OtlpReceiver): Map<string, string[]> {
   return bySpan;
 }
 
-describe.each([natsBroker, redisBroker])('%o', (makeBroker) => {
+describe.each([
+  ['NATS JetStream', natsBroker],
+  ['Redis Streams', redisBroker],
+] as const)('%s', (_name, makeBroker) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0)) await cleanup();
@@ -179,6 +190,11 @@ describe.each([natsBroker, redisBroker])('%o', (makeBroker) => {
     const expected = expectedFingerprints(FINISHED);
     const env = { ...ENV, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
 
+    // Killed before it exported anything, then while its first spans and its first metrics were in flight.
+    const early = startCli(broker.args(), env);
+    await early.waitForStderr(/consuming /);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await early.stop('SIGKILL')).code).toBeNull();
     for (const point of ['/v1/traces', '/v1/metrics']) {
       killOn = point;
       victim = startCli(broker.args(), env);
@@ -221,7 +237,7 @@ describe.each([natsBroker, redisBroker])('%o', (makeBroker) => {
 });
 
 describe('collector outage', () => {
-  it('holds acknowledgements while the collector answers 503 and 429, reports it once, and loses nothing when it returns', async () => {
+  it('holds acknowledgements through 503, 429, refused connections and slow answers, reports it once, stays in memory bounds and loses nothing', async () => {
     const broker = redisBroker();
     const receiver = await startOtlpReceiver();
     receiver.refusing = { status: 503 };
@@ -237,7 +253,12 @@ describe('collector outage', () => {
       expect(await broker.pending()).toBeGreaterThan(0);
       receiver.refusing = { status: 429, retryAfterSeconds: 1 };
       await new Promise((r) => setTimeout(r, 1500));
+      await receiver.stopListening(); // connection refused
+      await new Promise((r) => setTimeout(r, 2000));
+      expect(residentMiB(cli.pid)).toBeLessThan(MEMORY_BOUND_MIB);
+      await receiver.listenAgain();
       receiver.refusing = undefined;
+      receiver.delayMillis = 300; // slow, but answering
       await cli.waitForStderr(/export recovered/, 30_000);
       await waitFor(
         () => [...expected].every((f) => receiver.spans.some((s) => wireFingerprint(s) === f)),

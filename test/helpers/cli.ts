@@ -45,6 +45,8 @@ export interface RunningCli {
   stop(signal?: NodeJS.Signals): Promise<CliResult>;
   stderr(): string;
   stdout(): string;
+  /** The child's process id. */
+  readonly pid: number | undefined;
   /** Resolves with the exit code and output once the process has ended. */
   readonly exited: Promise<CliResult>;
 }
@@ -76,6 +78,7 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
   return {
     stderr: () => stderr,
     stdout: () => stdout,
+    pid: child.pid,
     exited,
     waitForStderr(pattern, timeoutMillis = 10_000) {
       return new Promise((resolve, reject) => {

@@ -20,6 +20,11 @@ export interface OtlpReceiver {
   refusing: { readonly status: number; readonly retryAfterSeconds?: number } | undefined;
   /** Requests refused so far. */
   readonly refused: number;
+  /** Delay before answering each request (a slow collector). */
+  delayMillis: number;
+  /** Stops listening (connections are refused) until `listenAgain()` on the same port. */
+  stopListening(): Promise<void>;
+  listenAgain(): Promise<void>;
   readonly contentTypes: Set<string>;
   /** Resource attributes seen on trace requests. */
   readonly resources: Record<string, unknown>[];
@@ -35,6 +40,7 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
   const byInstance = new Map<string, OtlpMetric[]>();
   let refusing: OtlpReceiver['refusing'];
   let refused = 0;
+  let delayMillis = 0;
   const spans: OtlpSpan[] = [];
   let metrics: OtlpMetric[] = [];
   let metricExports = 0;
@@ -77,7 +83,10 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
           res.writeHead(404).end();
           return;
         }
-        res.writeHead(200, { 'content-type': type }).end(json ? '{}' : Buffer.alloc(0));
+        setTimeout(
+          () => res.writeHead(200, { 'content-type': type }).end(json ? '{}' : Buffer.alloc(0)),
+          delayMillis,
+        );
       } catch (error) {
         res.writeHead(400).end(String(error));
       }
@@ -104,8 +113,28 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
     get refused() {
       return refused;
     },
+    get delayMillis() {
+      return delayMillis;
+    },
+    set delayMillis(value) {
+      delayMillis = value;
+    },
+    stopListening: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+    listenAgain: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
     contentTypes,
     resources,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        if (!server.listening) {
+          resolve();
+          return;
+        }
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
