@@ -7,6 +7,7 @@ describe('parseCommand', () => {
       name: 'ingest',
       files: ['-'],
       strict: false,
+      follow: false,
       common: {
         dialect: 'auto',
         output: 'auto',
@@ -49,6 +50,49 @@ describe('parseCommand', () => {
     [['ingest', '--nope'], "Unknown option '--nope'"],
   ])('rejects %j', (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(message);
+  });
+
+  it('reads the nats, redis and serve options with their defaults', () => {
+    expect(parseCommand(['nats', '--stream', 'S', '--subject', 'a.b'])).toMatchObject({
+      nats: {
+        url: 'nats://127.0.0.1:4222',
+        durable: 'agent-otel-bridge',
+        ackWaitMillis: 30_000,
+        maxAckPending: 20_000,
+      },
+      consume: {
+        scope: 'a.b',
+        maxPending: 20_000,
+        endOpenRunsOnShutdown: false,
+        graceMillis: 10_000,
+      },
+    });
+    expect(parseCommand(['redis', '--stream', 'k', '--consumer', 'c1'])).toMatchObject({
+      redis: {
+        url: 'redis://127.0.0.1:6379',
+        stream: 'k',
+        group: 'agent-otel-bridge',
+        consumer: 'c1',
+        claimIdleMillis: 60_000,
+      },
+    });
+    expect(parseCommand(['serve'], { AGENT_OTEL_BRIDGE_HTTP_TOKEN: 't0k' })).toMatchObject({
+      serve: {
+        host: '127.0.0.1',
+        port: 4320,
+        token: 't0k',
+        maxBodyBytes: 10_485_760,
+        maxLineBytes: 1_048_576,
+        prometheusPort: undefined,
+      },
+    });
+    expect(() => parseCommand(['nats', '--stream', 'S'])).toThrow('nats needs --subject');
+    expect(() => parseCommand(['serve', '--token-env', 'NOPE'])).toThrow(
+      '--token-env NOPE: that variable is not set',
+    );
+    expect(parseCommand(['serve', '--host', '0.0.0.0', '--allow-unauthenticated'])).toMatchObject({
+      serve: { host: '0.0.0.0', token: undefined },
+    });
   });
 
   it('answers help and version', () => {
