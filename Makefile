@@ -19,6 +19,7 @@ demo: build
 	@$(NODE_ENV_SH) && node dist/cli/main.js demo
 
 test: install
+	@bash scripts/ensure-prometheus.sh
 	@$(NODE_ENV_SH) && npm test
 
 check: install

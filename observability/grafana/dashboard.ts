@@ -1,0 +1,327 @@
+// The "Agent runs" Grafana dashboard, as code. `node observability/grafana/dashboard.ts` writes
+// dashboards/agent-runs.json (committed; a test checks that it matches this generator).
+import { writeFileSync } from 'node:fs';
+import {
+  AnnotationQueryBuilder,
+  DashboardBuilder,
+  DashboardLinkBuilder,
+  DashboardLinkType,
+  QueryVariableBuilder,
+  RowBuilder,
+  VariableRefresh,
+} from '@grafana/grafana-foundation-sdk/dashboard';
+import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
+import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
+import { PanelBuilder as StatPanel } from '@grafana/grafana-foundation-sdk/stat';
+import { PanelBuilder as TablePanel } from '@grafana/grafana-foundation-sdk/table';
+import { PanelBuilder as TimeseriesPanel } from '@grafana/grafana-foundation-sdk/timeseries';
+
+const PROMETHEUS = { type: 'prometheus', uid: 'prometheus' };
+const JAEGER_SEARCH =
+  'http://localhost:16686/search?service=agent-otel-bridge&tags=%7B%22gen_ai.agent.name%22%3A%22${agent}%22%7D';
+
+/** Duration histograms: `_seconds` from the collector's Prometheus exporter, none from the bridge's endpoint. */
+const seconds = (metric: string, selector: string) =>
+  `{__name__=~"${metric}(_seconds)?_bucket"${selector === '' ? '' : `, ${selector}`}}`;
+const AGENT = 'gen_ai_agent_name=~"$agent"';
+const MODEL = 'gen_ai_provider_name=~"$provider", gen_ai_request_model=~"$model"';
+const TOOL = 'gen_ai_tool_name=~"$tool"';
+
+export interface PanelQuery {
+  readonly panel: string;
+  readonly expr: string;
+}
+
+const q = (expr: string, legend: string) =>
+  new DataqueryBuilder().datasource(PROMETHEUS).expr(expr).legendFormat(legend);
+const jaegerLink = () => [
+  new DashboardLinkBuilder('Traces in Jaeger').type(DashboardLinkType.Link).url(JAEGER_SEARCH),
+];
+
+const timeseries = (
+  title: string,
+  unit: string,
+  targets: DataqueryBuilder[],
+  description: string,
+) => {
+  const panel = new TimeseriesPanel()
+    .title(title)
+    .unit(unit)
+    .description(description)
+    .datasource(PROMETHEUS)
+    .links(jaegerLink())
+    .height(8)
+    .span(12);
+  for (const target of targets) panel.withTarget(target);
+  return panel;
+};
+
+export function buildDashboard(): Dashboard {
+  const variable = (name: string, label: string, query: string) =>
+    new QueryVariableBuilder(name)
+      .label(label)
+      .datasource(PROMETHEUS)
+      .query(query)
+      .definition(query)
+      .refresh(VariableRefresh.OnTimeRangeChanged)
+      .includeAll(true)
+      .multi(true)
+      .allValue('.*');
+  return new DashboardBuilder('Agent runs')
+    .uid('agent-otel-bridge-runs')
+    .tags(['agents', 'opentelemetry', 'agent-otel-bridge'])
+    .refresh('30s')
+    .time({ from: 'now-6h', to: 'now' })
+    .withVariable(variable('agent', 'Agent', 'label_values(agent_runs_total, gen_ai_agent_name)'))
+    .withVariable(
+      variable(
+        'provider',
+        'Provider',
+        'label_values(gen_ai_client_token_usage_count, gen_ai_provider_name)',
+      ),
+    )
+    .withVariable(
+      variable(
+        'model',
+        'Model',
+        'label_values(gen_ai_client_token_usage_count, gen_ai_request_model)',
+      ),
+    )
+    .withVariable(
+      variable('tool', 'Tool', 'label_values(agent_tool_calls_total, gen_ai_tool_name)'),
+    )
+    .annotation(
+      new AnnotationQueryBuilder()
+        .name('Doom loops')
+        .datasource(PROMETHEUS)
+        .enable(true)
+        .iconColor('red')
+        .target(
+          q(
+            `sum by (gen_ai_agent_name) (increase(agent_doom_loops_total{${AGENT}}[2m])) > 0`,
+            'doom loop in {{gen_ai_agent_name}}',
+          ),
+        ),
+    )
+    .annotation(
+      new AnnotationQueryBuilder()
+        .name('Compaction breaker trips')
+        .datasource(PROMETHEUS)
+        .enable(true)
+        .iconColor('orange')
+        .target(
+          q(
+            `sum by (gen_ai_agent_name) (increase(agent_compaction_circuit_breaker_opened_total{${AGENT}}[2m])) > 0`,
+            'breaker opened in {{gen_ai_agent_name}}',
+          ),
+        ),
+    )
+    .link(
+      new DashboardLinkBuilder('Jaeger')
+        .type(DashboardLinkType.Link)
+        .url('http://localhost:16686/search?service=agent-otel-bridge'),
+    )
+    .withRow(new RowBuilder('Runs'))
+    .withPanel(
+      timeseries(
+        'Runs by outcome',
+        'short',
+        [
+          q(
+            `sum by (agent_run_outcome) (increase(agent_runs_total{${AGENT}}[$__rate_interval]))`,
+            '{{agent_run_outcome}}',
+          ),
+        ],
+        'Finished runs per interval: completed, failed, cancelled, abandoned.',
+      ),
+    )
+    .withPanel(
+      new StatPanel()
+        .title('Failure ratio')
+        .description('Share of finished runs that failed over the time range.')
+        .unit('percentunit')
+        .datasource(PROMETHEUS)
+        .height(8)
+        .span(6)
+        .withTarget(
+          q(
+            `sum(increase(agent_runs_total{agent_run_outcome="failed", ${AGENT}}[$__range])) / sum(increase(agent_runs_total{${AGENT}}[$__range]))`,
+            'failed',
+          ),
+        ),
+    )
+    .withPanel(
+      new StatPanel()
+        .title('Active runs')
+        .description('Runs in progress now.')
+        .unit('short')
+        .datasource(PROMETHEUS)
+        .height(8)
+        .span(6)
+        .withTarget(q(`sum(agent_runs_active{${AGENT}})`, 'active')),
+    )
+    .withPanel(
+      timeseries(
+        'Doom loops and breaker trips',
+        'short',
+        [
+          q(
+            `sum by (gen_ai_agent_name) (increase(agent_doom_loops_total{${AGENT}}[$__rate_interval]))`,
+            'doom loops {{gen_ai_agent_name}}',
+          ),
+          q(
+            `sum by (gen_ai_agent_name) (increase(agent_compaction_circuit_breaker_opened_total{${AGENT}}[$__rate_interval]))`,
+            'breaker trips {{gen_ai_agent_name}}',
+          ),
+        ],
+        'Doom loops the runtime detected and compaction circuit-breaker trips; both also show as annotations.',
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'Iterations per run',
+        'short',
+        [
+          q(
+            `histogram_quantile(0.5, sum by (le) (rate(agent_iterations_bucket{${AGENT}}[$__rate_interval])))`,
+            'p50',
+          ),
+          q(
+            `histogram_quantile(0.95, sum by (le) (rate(agent_iterations_bucket{${AGENT}}[$__rate_interval])))`,
+            'p95',
+          ),
+        ],
+        'Model iterations per finished run.',
+      ),
+    )
+    .withRow(new RowBuilder('Models'))
+    .withPanel(
+      timeseries(
+        'Token usage by model and type',
+        'short',
+        [
+          q(
+            `sum by (gen_ai_request_model, gen_ai_token_type) (rate(gen_ai_client_token_usage_sum{${MODEL}}[$__rate_interval]))`,
+            '{{gen_ai_request_model}} {{gen_ai_token_type}}',
+          ),
+        ],
+        'Tokens per second, by model and token type (input, output).',
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'Model latency',
+        's',
+        ['0.5', '0.95', '0.99'].map((p) =>
+          q(
+            `histogram_quantile(${p}, sum by (le, gen_ai_request_model) (rate(${seconds('gen_ai_client_operation_duration', MODEL)}[$__rate_interval])))`,
+            `p${Number(p) * 100} {{gen_ai_request_model}}`,
+          ),
+        ),
+        'Model call duration, p50/p95/p99 by model.',
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'Time to first chunk',
+        's',
+        ['0.5', '0.95'].map((p) =>
+          q(
+            `histogram_quantile(${p}, sum by (le, gen_ai_request_model) (rate(${seconds('gen_ai_client_operation_time_to_first_chunk', MODEL)}[$__rate_interval])))`,
+            `p${Number(p) * 100} {{gen_ai_request_model}}`,
+          ),
+        ),
+        'From the start of a model call to its first streamed chunk.',
+      ),
+    )
+    .withRow(new RowBuilder('Tools'))
+    .withPanel(
+      timeseries(
+        'Tool duration p95',
+        's',
+        [
+          q(
+            `histogram_quantile(0.95, sum by (le, gen_ai_tool_name) (rate(${seconds('gen_ai_execute_tool_duration', TOOL)}[$__rate_interval])))`,
+            '{{gen_ai_tool_name}}',
+          ),
+        ],
+        'p95 of tool execution time, per tool.',
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'Tool error ratio',
+        'percentunit',
+        [
+          q(
+            `sum by (gen_ai_tool_name) (increase(agent_tool_calls_total{agent_tool_outcome="failure", ${TOOL}}[$__rate_interval])) / sum by (gen_ai_tool_name) (increase(agent_tool_calls_total{${TOOL}}[$__rate_interval]))`,
+            '{{gen_ai_tool_name}}',
+          ),
+        ],
+        'Share of executions that failed, per tool.',
+      ),
+    )
+    .withPanel(
+      new TablePanel()
+        .title('Slowest tools')
+        .description('Top 10 tools by p95 duration over the time range.')
+        .unit('s')
+        .datasource(PROMETHEUS)
+        .height(8)
+        .span(12)
+        .withTarget(
+          q(
+            `topk(10, histogram_quantile(0.95, sum by (le, gen_ai_tool_name) (rate(${seconds('gen_ai_execute_tool_duration', TOOL)}[$__range]))))`,
+            '{{gen_ai_tool_name}}',
+          ).instant(),
+        ),
+    )
+    .withRow(new RowBuilder('Bridge health'))
+    .withPanel(
+      timeseries(
+        'Input events by outcome',
+        'short',
+        [
+          q(
+            'sum by (agent_bridge_dialect, agent_bridge_event_outcome) (rate(agent_bridge_events_total[$__rate_interval]))',
+            '{{agent_bridge_dialect}} {{agent_bridge_event_outcome}}',
+          ),
+        ],
+        'Events per second the bridge accepted, rejected, ignored, or found late or duplicate.',
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'Runs evicted',
+        'short',
+        [
+          q(
+            'sum by (agent_bridge_reason) (increase(agent_bridge_runs_evicted_total[$__rate_interval]))',
+            '{{agent_bridge_reason}}',
+          ),
+        ],
+        'Runs the bridge ended as abandoned: idle timeout, capacity, end of input, shutdown.',
+      ),
+    )
+    .build();
+}
+
+/** Every panel's PromQL, for tests that run them against Prometheus. */
+export function panelQueries(dashboard: Dashboard): PanelQuery[] {
+  return (dashboard.panels ?? []).flatMap((panel) =>
+    'targets' in panel
+      ? (panel.targets ?? []).map((t) => ({
+          panel: panel.title ?? '',
+          expr: (t as unknown as { expr: string }).expr,
+        }))
+      : [],
+  );
+}
+
+export function toJson(dashboard: Dashboard): string {
+  return `${JSON.stringify(dashboard, null, 2)}\n`;
+}
+
+if (process.argv[1]?.endsWith('dashboard.ts')) {
+  writeFileSync(new URL('./dashboards/agent-runs.json', import.meta.url), toJson(buildDashboard()));
+}
