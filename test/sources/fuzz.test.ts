@@ -1,0 +1,82 @@
+// Byte-level fuzzing of the NDJSON reader and the crabtalk frame decoder: whatever the bytes, a
+// clear per-line result or error, never a crash or an unbounded allocation.
+import { Readable } from 'node:stream';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CrabtalkFeedDecoder } from '../../src/dialects/crabtalk-feed.js';
+import { readLines } from '../../src/sources/ndjson-lines.js';
+import type { InputLine } from '../../src/sources/ndjson-lines.js';
+
+const NEWLINE = 0x0a;
+
+describe('readLines fuzz', () => {
+  it('splits any bytes into numbered lines within the limit, reporting what it skips', async () => {
+    const chunks = fc.array(
+      fc
+        .uint8Array({ maxLength: 300 })
+        .map((b) => (b.length > 0 && b[0]! % 4 === 0 ? Uint8Array.from([...b, NEWLINE]) : b)),
+      { maxLength: 20 },
+    );
+    await fc.assert(
+      fc.asyncProperty(chunks, fc.integer({ min: 1, max: 400 }), async (parts, limit) => {
+        const all = Buffer.concat(parts);
+        const lines: InputLine[] = [];
+        for await (const line of readLines(Readable.from(parts.map((p) => Buffer.from(p))), limit))
+          lines.push(line);
+        const physical =
+          all.length === 0
+            ? 0
+            : all.toString('latin1').split('\n').length - (all.at(-1) === NEWLINE ? 1 : 0);
+        expect(lines.length).toBeLessThanOrEqual(physical);
+        let previous = 0;
+        for (const line of lines) {
+          expect(line.lineNumber).toBeGreaterThan(previous);
+          previous = line.lineNumber;
+          if (line.ok) expect(Buffer.byteLength(line.text)).toBeLessThanOrEqual(limit + 3);
+          else expect(['line_too_long', 'invalid_utf8']).toContain(line.reason);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('handles a line of megabytes without holding it, CRLF, NUL and a missing final newline', async () => {
+    const huge = Buffer.alloc(8 * 1024 * 1024, 0x61);
+    const lines: InputLine[] = [];
+    for await (const line of readLines(
+      Readable.from([huge, Buffer.from('\r\n{"a":\u0000}\r\n{"b":1}')]),
+      1024,
+    ))
+      lines.push(line);
+    expect(lines).toEqual([
+      { ok: false, lineNumber: 1, reason: 'line_too_long', message: 'line longer than 1024 bytes' },
+      { ok: true, lineNumber: 2, text: '{"a":\u0000}' },
+      { ok: true, lineNumber: 3, text: '{"b":1}' },
+    ]);
+  });
+});
+
+describe('crabtalk frame decoder fuzz', () => {
+  it('decodes or rejects any bytes with an Error, never anything else', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 512 }), (bytes) => {
+        const decoder = new CrabtalkFeedDecoder(() => Date.UTC(2025, 5, 1, 12));
+        try {
+          const frame = decoder.decode(Buffer.from(bytes));
+          expect(['event', 'error', 'other']).toContain(frame.kind);
+        } catch (error) {
+          expect(error).toBeInstanceOf(Error);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('rejects a length that runs past the frame instead of allocating it', () => {
+    // field 21, wire type 2, length 2^62: must fail fast as truncated, not allocate.
+    const frame = Buffer.from([0xaa, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x40]);
+    expect(() => new CrabtalkFeedDecoder(Date.now).decode(frame)).toThrow(
+      'field runs past the end of the message',
+    );
+  });
+});
