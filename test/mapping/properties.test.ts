@@ -67,15 +67,13 @@ const event: fc.Arbitrary<AgentEvent> = fc.oneof(
   fc
     .tuple(base, fc.string({ maxLength: 8 }))
     .map(([b, d]) => ({ ...b, type: 'TextDelta' as const, delta: d })),
-  fc
-    .tuple(base, fc.constantFrom(...CALLS), fc.constantFrom(...TOOLS))
-    .map(([b, c, t]) => ({
-      ...b,
-      type: 'ToolCallCompleted' as const,
-      callId: c,
-      toolName: t,
-      arguments: { x: 1 },
-    })),
+  fc.tuple(base, fc.constantFrom(...CALLS), fc.constantFrom(...TOOLS)).map(([b, c, t]) => ({
+    ...b,
+    type: 'ToolCallCompleted' as const,
+    callId: c,
+    toolName: t,
+    arguments: { x: 1 },
+  })),
   fc
     .tuple(base, fc.constantFrom(...CALLS), fc.constantFrom(...TOOLS))
     .map(([b, c, t]) => ({ ...b, type: 'ToolExecutionStarted' as const, callId: c, toolName: t })),
@@ -118,9 +116,12 @@ const event: fc.Arbitrary<AgentEvent> = fc.oneof(
   fc
     .tuple(
       base,
-      fc.constantFrom('run', 'iteration', 'model_call', 'tool') as fc.Arbitrary<
-        'run' | 'iteration' | 'model_call' | 'tool'
-      >,
+      fc.constantFrom<'run' | 'iteration' | 'model_call' | 'tool'>(
+        'run',
+        'iteration',
+        'model_call',
+        'tool',
+      ),
     )
     .map(([b, target]) => ({
       ...b,
@@ -156,7 +157,7 @@ async function run(events: readonly AgentEvent[], maxOpenRuns = 2) {
     .flatMap((s) => s.metrics)
     .filter((m) => m.descriptor.name === 'agent_bridge.events')
     .flatMap((m) => m.dataPoints as DataPoint<number>[])
-    .reduce((total, p) => total + (p.value as number), 0);
+    .reduce((total, p) => total + p.value, 0);
   return { spans: exporter.getFinishedSpans(), census, counted };
 }
 
@@ -225,7 +226,7 @@ describe('dialect robustness', () => {
             meterProvider: new MeterProvider({ readers: [reader] }),
             env: {},
           });
-          const stream = sink.openStream('fuzz', dialect as 'auto');
+          const stream = sink.openStream('fuzz', dialect);
           for (const line of input) expect(() => stream.handleJson(line)).not.toThrow();
           await sink.shutdown();
           const stats = sink.stats();
