@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { behest, RUN_A, toolRun } from '../helpers/behest-lines.js';
 import { createHarness, spanByName } from '../helpers/harness.js';
@@ -85,5 +86,41 @@ describe('content capture', () => {
     });
     off.feed(secretRun());
     expect(spanByName(off.spans(), 'chat m').attributes['gen_ai.output.messages']).toBeUndefined();
+  });
+});
+
+describe('content capture off by default, for every dialect', () => {
+  const read = (path: string) =>
+    readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8')
+      .trim()
+      .split('\n');
+  it.each([
+    ['behest/tools-success-failure.ndjson', ['Checking both', '21 °C', 'Paris', 'temp_c']],
+    [
+      'oxi/agent-loop.ndjson',
+      ["I'll look", 'assertion was wrong', 'tests/a.rs', 'cargo test', 'fn a()'],
+    ],
+    ['oxi/legacy.ndjson', ["I'll ", 'list them', 'src/', 'main.rs', '/etc/shadow']],
+    [
+      'agent-sdk/run.ndjson',
+      ['Let me check your balance', 'R$ 120,00', 'cents', 'amount_cents', 'notes.txt'],
+    ],
+    [
+      'crabtalk/run.ndjson',
+      ['Let me look', 'There are two files', 'secret.env', 'main.rs', '"command"'],
+    ],
+  ])('%s: no prompt, delta, tool argument or tool output reaches a span', (path, texts) => {
+    const h = createHarness();
+    const stream = h.sink.openStream(path);
+    for (const line of read(path)) stream.handleJson(line);
+    h.sink.endOpenRuns();
+    expect(h.spans().length).toBeGreaterThan(0);
+    const exported = JSON.stringify(
+      h
+        .spans()
+        .map((s) => [s.name, s.attributes, s.status, s.events.map((e) => [e.name, e.attributes])]),
+    );
+    for (const key of CONTENT_KEYS) expect(exported).not.toContain(key);
+    for (const text of texts) expect(exported).not.toContain(text);
   });
 });
