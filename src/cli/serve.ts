@@ -37,6 +37,7 @@ export async function runServe(
     ...(common.captureContent === undefined ? {} : { captureContent: common.captureContent }),
   });
   const http = await startHttpSource(sink, { ...options, dialect: common.dialect });
+  if (options.tls !== undefined) say('TLS on');
   say(
     `listening on ${http.url}/v1/events${options.token === undefined ? '' : ' (bearer token required)'}; ${describeTraceDestination(io.env)}`,
   );

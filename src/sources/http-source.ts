@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { INPUT_DIALECTS } from '../dialects/detect.js';
@@ -15,6 +16,8 @@ export interface HttpSourceOptions {
   readonly maxLineBytes: number;
   /** Dialect when the request names none. */
   readonly dialect: InputDialect;
+  /** Serve HTTPS with this PEM certificate and key. */
+  readonly tls?: { readonly cert: string; readonly key: string } | undefined;
 }
 
 export interface HttpSource {
@@ -133,7 +136,7 @@ export async function startHttpSource(
     send(res, 200, { ...counts, problems });
   };
 
-  const server: Server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz' && req.method === 'GET') return send(res, 200, { status: 'ok' });
     if (path === '/readyz' && req.method === 'GET')
@@ -142,7 +145,11 @@ export async function startHttpSource(
     if (req.method !== 'POST') return send(res, 405, { error: 'use POST' }, { allow: 'POST' });
     if (draining) return send(res, 503, { error: 'shutting down' }, { connection: 'close' });
     handleEvents(req, res).catch(() => send(res, 500, { error: 'internal error' }));
-  });
+  };
+  const server: Server =
+    options.tls === undefined
+      ? createServer(handler)
+      : createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, handler);
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
   server.keepAliveTimeout = 5_000;
@@ -153,7 +160,7 @@ export async function startHttpSource(
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${host}:${address.port}`,
+    url: `${options.tls === undefined ? 'http' : 'https'}://${host}:${address.port}`,
     close() {
       draining = true;
       return new Promise((resolve) => {

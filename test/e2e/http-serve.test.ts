@@ -1,6 +1,10 @@
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
@@ -212,5 +216,65 @@ describe('serve shutdown and safety', () => {
     const result = await runCli(['serve', '--host', '0.0.0.0', '--port', '0']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('refusing to listen on 0.0.0.0 without a token');
+  });
+});
+
+describe('serve over TLS', () => {
+  it('serves HTTPS with the given certificate and key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tls-'));
+    const cert = join(dir, 'cert.pem');
+    const key = join(dir, 'key.pem');
+    const made = spawnSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(made.status).toBe(0);
+    const cli = startCli(['serve', '--port', '0', '--tls-cert', cert, '--tls-key', key], {
+      OTEL_TRACES_EXPORTER: 'none',
+      OTEL_METRICS_EXPORTER: 'none',
+    });
+    try {
+      await cli.waitForStderr(/listening on https:\/\/127\.0\.0\.1:(\d+)/);
+      const port = Number(/listening on https:\/\/127\.0\.0\.1:(\d+)/.exec(cli.stderr())![1]);
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = httpsRequest(
+          { host: '127.0.0.1', port, path: '/healthz', ca: readFileSync(cert) },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).toBe(200);
+      expect(cli.stderr()).toContain('TLS on');
+    } finally {
+      await cli.stop('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('needs both the certificate and the key', async () => {
+    const result = await runCli(['serve', '--tls-cert', '/nonexistent.pem']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('agent-otel-bridge: --tls-cert and --tls-key go together\n');
   });
 });
