@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   compareHrTime,
@@ -65,6 +66,27 @@ describe('time arithmetic', () => {
     expect(hrTimeFromMillis(1_717_243_200_123.5)).toEqual([1_717_243_200, 123_500_000]);
     expect(formatHrTime(hrTimeFromMillis(Date.UTC(2025, 5, 1, 12)))).toBe(
       '2025-06-01T12:00:00.000000000Z',
+    );
+  });
+});
+
+describe('parseRfc3339 against Date', () => {
+  it('agrees with Date.parse on any millisecond timestamp, in UTC and with offsets', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -2_000_000_000_000, max: 4_000_000_000_000 }),
+        fc.integer({ min: -23 * 60, max: 23 * 60 }),
+        (millis, offsetMinutes) => {
+          const iso = new Date(millis).toISOString();
+          expect(parseRfc3339(iso)).toEqual(hrTimeFromMillis(millis));
+          const shifted = new Date(millis + offsetMinutes * 60_000).toISOString().slice(0, 23);
+          const sign = offsetMinutes < 0 ? '-' : '+';
+          const abs = Math.abs(offsetMinutes);
+          const withOffset = `${shifted}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+          expect(parseRfc3339(withOffset)).toEqual(hrTimeFromMillis(millis));
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 });
