@@ -9,12 +9,7 @@ import type { InputLine } from '../sources/ndjson-lines.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { parseCommand, UsageError, USAGE } from './args.js';
 import type { Command } from './args.js';
-import { createNatsSource } from '../sources/nats-source.js';
-import { createRedisSource } from '../sources/redis-source.js';
-import { runConsumer } from './consume.js';
-import { runCrabtalk } from './crabtalk.js';
 import { runPipeline } from './pipeline.js';
-import { runServe } from './serve.js';
 import { validate } from './validate.js';
 import type { Input, Io } from './pipeline.js';
 
@@ -74,14 +69,29 @@ async function main(argv: readonly string[]): Promise<number> {
       });
       return ok ? 0 : 1;
     }
-    case 'serve':
+    // Long-running modes load their clients (HTTP, Prometheus, NATS, Redis) only when used.
+    case 'serve': {
+      const { runServe } = await import('./serve.js');
       return runServe(io, command.common, command.serve);
-    case 'nats':
+    }
+    case 'nats': {
+      const [{ runConsumer }, { createNatsSource }] = await Promise.all([
+        import('./consume.js'),
+        import('../sources/nats-source.js'),
+      ]);
       return runConsumer(io, command.common, createNatsSource(command.nats), command.consume);
-    case 'redis':
+    }
+    case 'redis': {
+      const [{ runConsumer }, { createRedisSource }] = await Promise.all([
+        import('./consume.js'),
+        import('../sources/redis-source.js'),
+      ]);
       return runConsumer(io, command.common, createRedisSource(command.redis), command.consume);
-    case 'crabtalk':
+    }
+    case 'crabtalk': {
+      const { runCrabtalk } = await import('./crabtalk.js');
       return runCrabtalk(io, command.common, command.endpoint);
+    }
     case 'demo': {
       const lines = createDemoLines(command.runs);
       const common = { ...command.common, agentName: command.common.agentName ?? 'demo-agent' };
