@@ -1,7 +1,7 @@
 import type { HrTime } from '@opentelemetry/api';
 import { ENVELOPE, NO_OPS, RETRY_NOTICE, SCHEMAS, SDK_TYPES } from './agent-sdk-schemas.js';
 import type { Payload, Schemas } from './agent-sdk-schemas.js';
-import type { AgentEvent, AnnotationValue } from '../events/agent-event.js';
+import type { AgentEvent } from '../events/agent-event.js';
 import { parseRfc3339 } from '../events/hr-time.js';
 import type { Dialect, ParseResult, StreamContext, Verdict } from './parse-result.js';
 import { accepted, ignoredVariant, isRecord, rejectedSchema } from './parse-result.js';
@@ -55,13 +55,13 @@ class AgentSdkDecoder {
         ];
       }
       case 'text_delta':
-        return this.text(t, (payload as Payload<'text_delta'>).delta);
+        return this.runs.textDelta(t, (payload as Payload<'text_delta'>).delta);
       case 'text': {
         const text = (payload as Payload<'text'>).text;
         const retry = RETRY_NOTICE.exec(text);
         if (retry !== null) {
           return [
-            this.note(t, 'run', 'agent_sdk.retry', {
+            this.runs.annotation(t, 'run', 'agent_sdk.retry', {
               'agent_sdk.retry.reason': retry[1]!.toLowerCase().replace(' ', '_'),
               'agent_sdk.retry.delay_s': Number(retry[2]),
               'agent_sdk.retry.attempt': Number(retry[3]),
@@ -69,7 +69,7 @@ class AgentSdkDecoder {
             }),
           ];
         }
-        return this.text(t, text);
+        return this.runs.textDelta(t, text);
       }
       case 'tool_call_start': {
         const call = payload as Payload<'tool_call_start'>;
@@ -88,7 +88,13 @@ class AgentSdkDecoder {
         ];
         if (typeof call.tier === 'string')
           events.push(
-            this.note(t, 'tool', undefined, { 'agent_sdk.tool.tier': call.tier }, call.id),
+            this.runs.annotation(
+              t,
+              'tool',
+              undefined,
+              { 'agent_sdk.tool.tier': call.tier },
+              call.id,
+            ),
           );
         return events;
       }
@@ -100,7 +106,7 @@ class AgentSdkDecoder {
             ? 'agent_sdk.tool.pin_required'
             : 'agent_sdk.tool.confirmation_required';
         return [
-          this.note(
+          this.runs.annotation(
             t,
             'tool',
             event,
@@ -156,7 +162,7 @@ class AgentSdkDecoder {
         const events: AgentEvent[] = [];
         if (done.duration !== null && done.duration !== undefined) {
           events.push(
-            this.note(t, 'run', undefined, {
+            this.runs.annotation(t, 'run', undefined, {
               'agent_sdk.run.duration': (done.duration.secs * 1e9 + done.duration.nanos) / 1e9,
             }),
           );
@@ -174,7 +180,7 @@ class AgentSdkDecoder {
         const error = payload as Payload<'error'>;
         if (error.recoverable)
           return [
-            this.note(t, 'run', 'agent_sdk.error', {
+            this.runs.annotation(t, 'run', 'agent_sdk.error', {
               'agent_sdk.error.message': error.message,
               'agent_sdk.error.recoverable': true,
             }),
@@ -186,7 +192,7 @@ class AgentSdkDecoder {
       case 'context_compacted': {
         const c = payload as Payload<'context_compacted'>;
         return [
-          this.note(
+          this.runs.annotation(
             t,
             'run',
             'agent_sdk.context_compacted',
@@ -202,7 +208,7 @@ class AgentSdkDecoder {
       case 'subagent_progress': {
         const s = payload as Payload<'subagent_progress'>;
         return [
-          this.note(
+          this.runs.annotation(
             t,
             'run',
             'agent_sdk.subagent_progress',
@@ -218,34 +224,9 @@ class AgentSdkDecoder {
         ];
       }
       case 'refusal':
-        return [this.note(t, 'model_call', 'agent_sdk.refusal', {})];
+        return [this.runs.annotation(t, 'model_call', 'agent_sdk.refusal', {})];
     }
     return [];
-  }
-
-  private text(t: HrTime, delta: string): AgentEvent[] {
-    return [
-      ...this.runs.ensureIteration(t),
-      { type: 'TextDelta', runId: this.runs.current(), time: t, delta },
-    ];
-  }
-
-  private note(
-    t: HrTime,
-    target: 'run' | 'tool' | 'model_call',
-    event: string | undefined,
-    attributes: Record<string, AnnotationValue>,
-    callId?: string,
-  ): AgentEvent {
-    return {
-      type: 'Annotation',
-      runId: this.runs.current(),
-      time: t,
-      target,
-      event,
-      callId,
-      attributes,
-    };
   }
 }
 

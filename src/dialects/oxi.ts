@@ -28,7 +28,7 @@ class OxiDecoder {
     if (NO_OPS.has(type)) {
       if (type === 'steeringMessage' || type === 'followUpMessage') {
         const event = type === 'steeringMessage' ? 'oxi.steering_message' : 'oxi.follow_up_message';
-        return accepted(type, this.note(this.stream.arrival(), 'run', event, {}));
+        return accepted(type, this.runs.annotation(this.stream.arrival(), 'run', event, {}));
       }
       return accepted(type);
     }
@@ -41,7 +41,7 @@ class OxiDecoder {
 
   private map<K extends keyof Schemas>(type: K, payload: Payload<K>, t: HrTime): AgentEvent[] {
     const note = toRunNote(type, payload);
-    if (note !== undefined) return [this.note(t, 'run', note.event, note.attributes)];
+    if (note !== undefined) return [this.runs.annotation(t, 'run', note.event, note.attributes)];
     switch (type) {
       case 'agentStart':
       case 'start': {
@@ -123,7 +123,7 @@ class OxiDecoder {
         if (start.context?.kind !== undefined)
           attributes['oxi.tool.context.kind'] = start.context.kind;
         if (Object.keys(attributes).length > 0)
-          events.push(this.annotation(t, 'tool', undefined, attributes, start.tool_call_id));
+          events.push(this.runs.annotation(t, 'tool', undefined, attributes, start.tool_call_id));
         return events;
       }
       case 'toolExecutionEnd': {
@@ -237,33 +237,6 @@ class OxiDecoder {
     this.runs.end();
     this.toolNames.clear();
     return [event];
-  }
-
-  private note(
-    t: HrTime,
-    target: 'run',
-    event: string,
-    attributes: Record<string, AnnotationValue>,
-  ): AgentEvent {
-    return this.annotation(t, target, event, attributes);
-  }
-
-  private annotation(
-    t: HrTime,
-    target: 'run' | 'model_call' | 'tool',
-    event: string | undefined,
-    attributes: Record<string, AnnotationValue>,
-    callId?: string,
-  ): AgentEvent {
-    return {
-      type: 'Annotation',
-      runId: this.runs.current(),
-      time: t,
-      target,
-      event,
-      callId,
-      attributes,
-    };
   }
 }
 

@@ -1,5 +1,5 @@
 import type { HrTime } from '@opentelemetry/api';
-import type { AgentEvent } from '../events/agent-event.js';
+import type { AgentEvent, Annotation, AnnotationValue } from '../events/agent-event.js';
 import { formatHrTime } from '../events/hr-time.js';
 
 /**
@@ -73,5 +73,24 @@ export class ScopedRuns {
   /** A ModelStarted for the next iteration when none is open (output arriving mid-run). */
   ensureIteration(time: HrTime): AgentEvent[] {
     return this.iterationOpen ? [] : this.startIteration(time);
+  }
+
+  /** Text of the current model call, opening an iteration when none is open. */
+  textDelta(time: HrTime, delta: string): AgentEvent[] {
+    return [
+      ...this.ensureIteration(time),
+      { type: 'TextDelta', runId: this.current(), time, delta },
+    ];
+  }
+
+  /** A runtime-specific annotation of the current run (see `Annotation`). */
+  annotation(
+    time: HrTime,
+    target: Annotation['target'],
+    event: string | undefined,
+    attributes: Record<string, AnnotationValue>,
+    callId?: string,
+  ): AgentEvent {
+    return { type: 'Annotation', runId: this.current(), time, target, event, callId, attributes };
   }
 }
