@@ -38,6 +38,10 @@ export interface AgentOtelSinkOptions {
   readonly now?: () => number;
   /** Called for every run that ends, with its id, trace id and outcome. Default: none. */
   readonly onRunEnd?: (run: RunSummary) => void;
+  /** Model iterations one run may have; more are rejected (`limit_iterations`). Env `AGENT_OTEL_BRIDGE_MAX_ITERATIONS_PER_RUN`. Default: 1000. */
+  readonly maxIterationsPerRun?: number;
+  /** Tool executions one run may have; more are rejected (`limit_tools`). Env `AGENT_OTEL_BRIDGE_MAX_TOOLS_PER_RUN`. Default: 2000. */
+  readonly maxToolsPerRun?: number;
 }
 
 export const DEFAULTS: Readonly<{
@@ -45,6 +49,9 @@ export const DEFAULTS: Readonly<{
   maxContentBytes: number;
   idleTimeoutMillis: number;
   maxOpenRuns: number;
+  maxIterationsPerRun: number;
+  maxToolsPerRun: number;
+  recentEventKeysPerRun: number;
   dialect: InputDialect;
   finishedRunMemory: number;
   idleSweepIntervalMillis: number;
@@ -53,6 +60,10 @@ export const DEFAULTS: Readonly<{
   maxContentBytes: 8192,
   idleTimeoutMillis: 30 * 60 * 1000,
   maxOpenRuns: 10_000,
+  maxIterationsPerRun: 1000,
+  maxToolsPerRun: 2000,
+  /** Event keys remembered per run to recognise exact duplicates (bounds memory per run). */
+  recentEventKeysPerRun: 1024,
   dialect: 'auto',
   /** Finished run ids remembered to count late events; not a user option. */
   finishedRunMemory: 100_000,
@@ -69,6 +80,9 @@ export interface ResolvedConfig {
   readonly maxContentBytes: number;
   readonly idleTimeoutMillis: number;
   readonly maxOpenRuns: number;
+  readonly maxIterationsPerRun: number;
+  readonly maxToolsPerRun: number;
+  readonly recentEventKeysPerRun: number;
   readonly scrubPatterns: readonly RegExp[];
   readonly dialect: InputDialect;
   readonly finishedRunMemory: number;
@@ -99,6 +113,16 @@ export function resolveConfig(
   requirePositiveInt('idleTimeoutMillis', idleTimeoutMillis);
   requirePositiveInt('maxOpenRuns', maxOpenRuns);
   requirePositiveInt('maxContentBytes', maxContentBytes);
+  const maxIterationsPerRun =
+    options.maxIterationsPerRun ??
+    envInt(env, 'AGENT_OTEL_BRIDGE_MAX_ITERATIONS_PER_RUN') ??
+    DEFAULTS.maxIterationsPerRun;
+  const maxToolsPerRun =
+    options.maxToolsPerRun ??
+    envInt(env, 'AGENT_OTEL_BRIDGE_MAX_TOOLS_PER_RUN') ??
+    DEFAULTS.maxToolsPerRun;
+  requirePositiveInt('maxIterationsPerRun', maxIterationsPerRun);
+  requirePositiveInt('maxToolsPerRun', maxToolsPerRun);
   const dialect = options.dialect ?? envDialect(env) ?? DEFAULTS.dialect;
   if (!INPUT_DIALECTS.includes(dialect)) {
     throw new ConfigError(
@@ -121,6 +145,9 @@ export function resolveConfig(
     maxContentBytes,
     idleTimeoutMillis,
     maxOpenRuns,
+    maxIterationsPerRun,
+    maxToolsPerRun,
+    recentEventKeysPerRun: DEFAULTS.recentEventKeysPerRun,
     scrubPatterns,
     dialect,
     finishedRunMemory: Math.max(DEFAULTS.finishedRunMemory, maxOpenRuns),

@@ -81,6 +81,7 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
   const tracerProvider = config.tracerProvider ?? trace.getTracerProvider();
   const meterProvider = config.meterProvider ?? metrics.getMeterProvider();
   const instruments = createInstruments(meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION));
+  const reportedLimits = new Set<string>();
   const tracker = new RunTracker({
     tracer: tracerProvider.getTracer(PACKAGE_NAME, PACKAGE_VERSION),
     instruments,
@@ -91,6 +92,14 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
     maxContentBytes: config.maxContentBytes,
     idleTimeoutMillis: config.idleTimeoutMillis,
     maxOpenRuns: config.maxOpenRuns,
+    maxIterationsPerRun: config.maxIterationsPerRun,
+    maxToolsPerRun: config.maxToolsPerRun,
+    recentEventKeysPerRun: config.recentEventKeysPerRun,
+    reportLimit: (limit, message) => {
+      if (reportedLimits.has(limit)) return;
+      reportedLimits.add(limit);
+      log.warn(`${message} (reported once; further hits are counted in agent_bridge.events)`);
+    },
     finishedRunMemory: config.finishedRunMemory,
     now: config.now,
     onRunEnd: config.onRunEnd,

@@ -9,7 +9,7 @@ import { annotate } from './annotate.js';
 import { closeChat } from './chat-end.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
-import { finishTool, startTool } from './tool-execution.js';
+import { finishTool, startTool, toolLimit } from './tool-execution.js';
 import type { TrackerContext } from './tracker-context.js';
 
 export type { ApplyOutcome } from './apply-outcome.js';
@@ -79,6 +79,8 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
           `tool call ${event.callId} already started`,
         );
       }
+      const limited = toolLimit(ctx, run);
+      if (limited !== undefined) return limited;
       if (run.chat !== undefined) closeChat(run, run.chat, { time: event.time, incomplete: false });
       startTool(ctx, run, event.callId, event.toolName, event.time);
       return ACCEPTED;

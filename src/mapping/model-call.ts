@@ -43,6 +43,17 @@ export function startIteration(
       `ModelStarted for iteration ${event.iteration} after iteration ${run.highestIteration}`,
     );
   }
+  if (run.iterationCount >= ctx.maxIterationsPerRun) {
+    ctx.reportLimit(
+      'limit_iterations',
+      `run ${run.runId} reached ${ctx.maxIterationsPerRun} iterations; further iterations are rejected`,
+    );
+    return rejected(
+      'rejected',
+      'limit_iterations',
+      `more than ${ctx.maxIterationsPerRun} iterations in run ${run.runId}`,
+    );
+  }
   if (run.chat !== undefined) closeChat(run, run.chat, { time: event.time, incomplete: false });
   endIteration(run, event.time);
   learnRunModel(run, event.provider, event.model);

@@ -86,7 +86,11 @@ export class RunTracker {
       return { outcome: 'accepted' };
     }
     const applied = applyEvent(this.ctx, run, event);
-    if (applied.outcome === 'accepted') run.seen.add(key);
+    if (applied.outcome === 'accepted') {
+      run.seen.add(key);
+      if (run.seen.size > this.ctx.recentEventKeysPerRun)
+        run.seen.delete(run.seen.values().next().value!);
+    }
     return applied;
   }
 

@@ -11,6 +11,20 @@ import * as S from './semconv.js';
 import { SpanKind, startSpan } from './spans.js';
 import type { TrackerContext } from './tracker-context.js';
 
+/** A rejection when the run already has `maxToolsPerRun` tool spans (bounds memory per run). */
+export function toolLimit(ctx: TrackerContext, run: RunRecord): ApplyOutcome | undefined {
+  if (run.tools.size + run.finishedTools.size < ctx.maxToolsPerRun) return undefined;
+  ctx.reportLimit(
+    'limit_tools',
+    `run ${run.runId} reached ${ctx.maxToolsPerRun} tool executions; further ones are rejected`,
+  );
+  return rejected(
+    'rejected',
+    'limit_tools',
+    `more than ${ctx.maxToolsPerRun} tool executions in run ${run.runId}`,
+  );
+}
+
 /** Starts an `execute_tool` span under the open iteration (or the run). */
 export function startTool(
   ctx: TrackerContext,
@@ -58,6 +72,8 @@ export function finishTool(
   }
   let tool = run.tools.get(event.callId);
   if (tool === undefined) {
+    const limited = toolLimit(ctx, run);
+    if (limited !== undefined) return limited;
     if (run.chat !== undefined) closeChat(run, run.chat, { time: event.time, incomplete: false });
     const start =
       event.durationMs === undefined ? event.time : subtractMillis(event.time, event.durationMs);

@@ -26,6 +26,12 @@ export interface TrackerContext {
   readonly maxContentBytes: number;
   readonly idleTimeoutMillis: number;
   readonly maxOpenRuns: number;
+  readonly maxIterationsPerRun: number;
+  readonly maxToolsPerRun: number;
+  /** Event keys remembered per run for duplicate detection; older ones are forgotten. */
+  readonly recentEventKeysPerRun: number;
+  /** Says once, per limit, that a limit was hit. */
+  readonly reportLimit: (limit: string, message: string) => void;
   /** How many finished run ids are remembered to recognise late events. */
   readonly finishedRunMemory: number;
   /** Told about every run that ends (never allowed to throw into the tracker). */
