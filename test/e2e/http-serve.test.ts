@@ -1,5 +1,4 @@
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
@@ -11,6 +10,7 @@ import { runCli, startCli } from '../helpers/cli.js';
 import type { RunningCli } from '../helpers/cli.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import type { OtlpReceiver } from '../helpers/otlp-receiver.js';
+import { freePort } from '../helpers/free-port.js';
 import { waitFor } from '../helpers/wire-spans.js';
 
 const fixture = (path: string) =>
@@ -21,14 +21,6 @@ const run = (i: number) =>
     '5b0c1a2e-1111-4a6b-8c7d-000000000001',
     `5b0c1a2e-1111-4a6b-8c7d-${String(i).padStart(12, '0')}`,
   );
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function post(url: string, body: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${url}/v1/events`, {

@@ -1,24 +1,15 @@
 // The library inside an application that runs its own NodeSDK (global providers).
 import { context, trace } from '@opentelemetry/api';
-import { MetricReader } from '@opentelemetry/sdk-metrics';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualReader } from '../helpers/harness.js';
 import { AgentRunIdGenerator, createAgentOtelSink, toSpanId } from '../../src/index.js';
 import { RUN_A, RUN_B, toolRun } from '../helpers/behest-lines.js';
 
-class AppReader extends MetricReader {
-  protected override onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected override onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
 describe("composing with an application's NodeSDK", () => {
   const exporter = new InMemorySpanExporter();
-  const reader = new AppReader();
+  const reader = new ManualReader();
   const sdk = new NodeSDK({
     spanProcessors: [new SimpleSpanProcessor({ exporter })],
     metricReaders: [reader],

@@ -3,8 +3,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard, panelQueries } from '../../observability/grafana/dashboard.js';
 import { startCli } from '../helpers/cli.js';
 import type { RunningCli } from '../helpers/cli.js';
+import { freePort } from '../helpers/free-port.js';
 import { waitFor } from '../helpers/wire-spans.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,14 +26,6 @@ function runs(name: string, runId: string, copies: number, tag: number): string 
       `${runId.slice(0, 24)}${String(tag * 1000 + i).padStart(12, '0')}`,
     ),
   ).join('');
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 interface Alert {

@@ -12,7 +12,8 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { AgentRunIdGenerator, createAgentOtelSink } from '../../src/index.js';
 import type { AgentOtelSink, AgentOtelSinkOptions } from '../../src/index.js';
 
-class ManualReader extends MetricReader {
+/** A metric reader the test collects from by hand. */
+export class ManualReader extends MetricReader {
   protected override onShutdown(): Promise<void> {
     return Promise.resolve();
   }

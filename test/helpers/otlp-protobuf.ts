@@ -7,8 +7,8 @@ import {
   readFields,
   stringOf,
   varintOf,
-} from './protobuf-reader.js';
-import type { Field } from './protobuf-reader.js';
+} from '../../src/dialects/protobuf-wire.js';
+import type { Field } from '../../src/dialects/protobuf-wire.js';
 
 export interface OtlpSpan {
   traceId: string;

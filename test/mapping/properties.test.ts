@@ -1,7 +1,7 @@
 // Property tests: any sequence of events — valid, reordered, duplicated, truncated runs, across
 // concurrent runs — never throws, leaves no span open after shutdown, and is deterministic.
 import type { Context } from '@opentelemetry/api';
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import type { DataPoint } from '@opentelemetry/sdk-metrics';
 import {
   InMemorySpanExporter,
@@ -11,17 +11,9 @@ import {
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ManualReader } from '../helpers/harness.js';
 import { AgentRunIdGenerator, createAgentOtelSink } from '../../src/index.js';
 import type { AgentEvent } from '../../src/index.js';
-
-class Reader extends MetricReader {
-  protected override onShutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-  protected override onForceFlush(): Promise<void> {
-    return Promise.resolve();
-  }
-}
 
 /** Counts spans started and ended. */
 class Census implements SpanProcessor {
@@ -143,7 +135,7 @@ async function run(events: readonly AgentEvent[], maxOpenRuns = 2) {
     idGenerator: new AgentRunIdGenerator(),
     spanProcessors: [census, new SimpleSpanProcessor({ exporter })],
   });
-  const reader = new Reader();
+  const reader = new ManualReader();
   const sink = createAgentOtelSink({
     tracerProvider,
     meterProvider: new MeterProvider({ readers: [reader] }),
@@ -221,7 +213,7 @@ describe('dialect robustness', () => {
         lines,
         fc.constantFrom('auto', 'behest', 'oxi', 'agent-sdk', 'crabtalk'),
         async (input, dialect) => {
-          const reader = new Reader();
+          const reader = new ManualReader();
           const sink = createAgentOtelSink({
             meterProvider: new MeterProvider({ readers: [reader] }),
             env: {},
