@@ -42,6 +42,14 @@ export interface AgentOtelSinkOptions {
   readonly maxIterationsPerRun?: number;
   /** Tool executions one run may have; more are rejected (`limit_tools`). Env `AGENT_OTEL_BRIDGE_MAX_TOOLS_PER_RUN`. Default: 2000. */
   readonly maxToolsPerRun?: number;
+  /** Span events the bridge adds to one span; more are dropped and counted. Env `AGENT_OTEL_BRIDGE_MAX_EVENTS_PER_SPAN`. Default: 128. */
+  readonly maxEventsPerSpan?: number;
+  /** Runtime-specific attributes (annotations) on one span; more are dropped and counted. Env `AGENT_OTEL_BRIDGE_MAX_ATTRIBUTES_PER_SPAN`. Default: 64. */
+  readonly maxAttributesPerSpan?: number;
+  /** Longest free-text attribute value in characters (error texts, annotations); longer ones are cut and counted. Env `AGENT_OTEL_BRIDGE_MAX_ATTRIBUTE_LENGTH`. Default: 4096. */
+  readonly maxAttributeLength?: number;
+  /** Deepest JSON nesting of an input line; deeper lines are rejected (`json_too_deep`). Env `AGENT_OTEL_BRIDGE_MAX_JSON_DEPTH`. Default: 64. */
+  readonly maxJsonDepth?: number;
 }
 
 export const DEFAULTS: Readonly<{
@@ -51,6 +59,10 @@ export const DEFAULTS: Readonly<{
   maxOpenRuns: number;
   maxIterationsPerRun: number;
   maxToolsPerRun: number;
+  maxEventsPerSpan: number;
+  maxAttributesPerSpan: number;
+  maxAttributeLength: number;
+  maxJsonDepth: number;
   recentEventKeysPerRun: number;
   dialect: InputDialect;
   finishedRunMemory: number;
@@ -62,6 +74,10 @@ export const DEFAULTS: Readonly<{
   maxOpenRuns: 10_000,
   maxIterationsPerRun: 1000,
   maxToolsPerRun: 2000,
+  maxEventsPerSpan: 128,
+  maxAttributesPerSpan: 64,
+  maxAttributeLength: 4096,
+  maxJsonDepth: 64,
   /** Event keys remembered per run to recognise exact duplicates (bounds memory per run). */
   recentEventKeysPerRun: 1024,
   dialect: 'auto',
@@ -82,6 +98,10 @@ export interface ResolvedConfig {
   readonly maxOpenRuns: number;
   readonly maxIterationsPerRun: number;
   readonly maxToolsPerRun: number;
+  readonly maxEventsPerSpan: number;
+  readonly maxAttributesPerSpan: number;
+  readonly maxAttributeLength: number;
+  readonly maxJsonDepth: number;
   readonly recentEventKeysPerRun: number;
   readonly scrubPatterns: readonly RegExp[];
   readonly dialect: InputDialect;
@@ -123,6 +143,21 @@ export function resolveConfig(
     DEFAULTS.maxToolsPerRun;
   requirePositiveInt('maxIterationsPerRun', maxIterationsPerRun);
   requirePositiveInt('maxToolsPerRun', maxToolsPerRun);
+  const limit = (
+    name: 'maxEventsPerSpan' | 'maxAttributesPerSpan' | 'maxAttributeLength' | 'maxJsonDepth',
+    envName: string,
+  ): number => {
+    const value = options[name] ?? envInt(env, envName) ?? DEFAULTS[name];
+    requirePositiveInt(name, value);
+    return value;
+  };
+  const maxEventsPerSpan = limit('maxEventsPerSpan', 'AGENT_OTEL_BRIDGE_MAX_EVENTS_PER_SPAN');
+  const maxAttributesPerSpan = limit(
+    'maxAttributesPerSpan',
+    'AGENT_OTEL_BRIDGE_MAX_ATTRIBUTES_PER_SPAN',
+  );
+  const maxAttributeLength = limit('maxAttributeLength', 'AGENT_OTEL_BRIDGE_MAX_ATTRIBUTE_LENGTH');
+  const maxJsonDepth = limit('maxJsonDepth', 'AGENT_OTEL_BRIDGE_MAX_JSON_DEPTH');
   const dialect = options.dialect ?? envDialect(env) ?? DEFAULTS.dialect;
   if (!INPUT_DIALECTS.includes(dialect)) {
     throw new ConfigError(
@@ -147,6 +182,10 @@ export function resolveConfig(
     maxOpenRuns,
     maxIterationsPerRun,
     maxToolsPerRun,
+    maxEventsPerSpan,
+    maxAttributesPerSpan,
+    maxAttributeLength,
+    maxJsonDepth,
     recentEventKeysPerRun: DEFAULTS.recentEventKeysPerRun,
     scrubPatterns,
     dialect,

@@ -1,5 +1,5 @@
 import { diag, metrics, trace } from '@opentelemetry/api';
-import type { Attributes, MeterProvider, TracerProvider } from '@opentelemetry/api';
+import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { resolveConfig } from './config.js';
 import type { AgentOtelSinkOptions } from './config.js';
 import { createLineDecoder } from './dialects/detect.js';
@@ -7,7 +7,8 @@ import type { InputDialect, LineDecoder } from './dialects/detect.js';
 import type { DialectName, ParseResult } from './dialects/parse-result.js';
 import { createArrivalClock } from './dialects/stream-clock.js';
 import type { AgentEvent } from './events/agent-event.js';
-import { createInstruments } from './mapping/metrics.js';
+import { eventTallyFor } from './mapping/event-tally.js';
+import { createEventsCounter, createInstruments } from './mapping/metrics.js';
 import { RunTracker } from './mapping/run-tracker.js';
 import type { EvictionReason } from './mapping/run-tracker.js';
 import { createScrubber } from './mapping/scrub.js';
@@ -80,12 +81,31 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
   const config = resolveConfig(options);
   const tracerProvider = config.tracerProvider ?? trace.getTracerProvider();
   const meterProvider = config.meterProvider ?? metrics.getMeterProvider();
-  const instruments = createInstruments(meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION));
+  const meter = meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION);
+  const instruments = createInstruments(meter);
+  const tally = eventTallyFor(meterProvider, () => createEventsCounter(meter));
   const reportedLimits = new Set<string>();
+  const limitHit = (limit: string, message: string): void => {
+    instruments.limitsHit.add(1, { [S.ATTR_AGENT_BRIDGE_LIMIT]: limit });
+    if (reportedLimits.has(limit)) return;
+    reportedLimits.add(limit);
+    log.warn(`${message} (reported once; every hit is counted in agent_bridge.limits.hit)`);
+  };
+  const scrub = createScrubber(config.scrubPatterns);
+  const maxLength = config.maxAttributeLength;
   const tracker = new RunTracker({
     tracer: tracerProvider.getTracer(PACKAGE_NAME, PACKAGE_VERSION),
     instruments,
-    scrub: createScrubber(config.scrubPatterns),
+    scrub,
+    freeText: (text) => {
+      const scrubbed = scrub(text);
+      if (scrubbed.length <= maxLength) return scrubbed;
+      limitHit(
+        'attribute_length',
+        `a text attribute was longer than ${maxLength} characters and was cut`,
+      );
+      return clip(scrubbed, maxLength);
+    },
     agentName: config.agentName,
     parentContext: config.parentContext,
     captureContent: config.captureContent,
@@ -94,12 +114,10 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
     maxOpenRuns: config.maxOpenRuns,
     maxIterationsPerRun: config.maxIterationsPerRun,
     maxToolsPerRun: config.maxToolsPerRun,
+    maxEventsPerSpan: config.maxEventsPerSpan,
+    maxAttributesPerSpan: config.maxAttributesPerSpan,
     recentEventKeysPerRun: config.recentEventKeysPerRun,
-    reportLimit: (limit, message) => {
-      if (reportedLimits.has(limit)) return;
-      reportedLimits.add(limit);
-      log.warn(`${message} (reported once; further hits are counted in agent_bridge.events)`);
-    },
+    limitHit,
     finishedRunMemory: config.finishedRunMemory,
     now: config.now,
     onRunEnd: config.onRunEnd,
@@ -116,12 +134,7 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
 
   const count = (result: HandleResult): HandleResult => {
     events[result.outcome] += 1;
-    const attributes: Attributes = {
-      [S.ATTR_AGENT_BRIDGE_DIALECT]: result.dialect,
-      [S.ATTR_AGENT_BRIDGE_EVENT_OUTCOME]: result.outcome,
-    };
-    if (result.reason !== undefined) attributes[S.ATTR_AGENT_BRIDGE_REASON] = result.reason;
-    instruments.bridgeEvents.add(1, attributes);
+    tally.add(result.dialect, result.outcome, result.reason);
     return result;
   };
 
@@ -236,6 +249,14 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
       await flushProviders(tracerProvider, meterProvider);
     },
   };
+}
+
+/** Cuts a text to `max` characters (never between the halves of a surrogate pair), marked. */
+function clip(text: string, max: number): string {
+  let cut = text.slice(0, max);
+  const last = cut.charCodeAt(cut.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
+  return `${cut}…[truncated]`;
 }
 
 function safely<T>(fn: () => T): T | undefined {

@@ -1,7 +1,8 @@
 import type { Attributes } from '@opentelemetry/api';
 import type { Annotation } from '../events/agent-event.js';
-import { targetChat } from './chat-end.js';
+import { noteOnChat, targetChat } from './chat-end.js';
 import type { RunRecord } from './run-state.js';
+import { takeAttributes, takeEvent } from './span-budget.js';
 import type { TrackerContext } from './tracker-context.js';
 
 /** Applies a runtime-specific annotation to the span it targets, scrubbing its text values. */
@@ -10,27 +11,33 @@ export function annotate(ctx: TrackerContext, run: RunRecord, event: Annotation)
   for (const [key, value] of Object.entries(event.attributes)) {
     attributes[key] =
       typeof value === 'string'
-        ? ctx.scrub(value)
+        ? ctx.freeText(value)
         : Array.isArray(value)
-          ? value.map((v: string) => ctx.scrub(v))
+          ? value.map((v: string) => ctx.freeText(v))
           : value;
   }
-  const span = (() => {
+  if (event.target === 'model_call') {
+    const chat = targetChat(run, undefined);
+    if (chat !== undefined) {
+      noteOnChat(ctx, chat, { name: event.event, attributes, time: event.time });
+      return;
+    }
+  }
+  const target = (() => {
     switch (event.target) {
       case 'run':
-        return run.span;
+        return run;
       case 'iteration':
-        return run.iteration?.span ?? run.span;
-      case 'model_call': {
-        const chat = targetChat(run, undefined);
-        return chat?.span ?? run.iteration?.span ?? run.span;
-      }
+      case 'model_call':
+        return run.iteration ?? run;
       case 'tool':
-        return (
-          (event.callId === undefined ? undefined : run.tools.get(event.callId)?.span) ?? run.span
-        );
+        return (event.callId === undefined ? undefined : run.tools.get(event.callId)) ?? run;
     }
   })();
-  if (event.event === undefined) span.setAttributes(attributes);
-  else span.addEvent(event.event, attributes, event.time);
+  if (event.event !== undefined) {
+    if (takeEvent(ctx, target.budget)) target.span.addEvent(event.event, attributes, event.time);
+    return;
+  }
+  const kept = takeAttributes(ctx, target.budget, attributes);
+  if (Object.keys(kept).length > 0) target.span.setAttributes(kept);
 }

@@ -1,12 +1,12 @@
 import type { AgentEvent } from '../events/agent-event.js';
-import { secondsBetween } from '../events/hr-time.js';
 import { ACCEPTED, rejected } from './apply-outcome.js';
 import type { ApplyOutcome } from './apply-outcome.js';
 import { toContentAttribute } from './content.js';
 import { agentMetricAttributes } from './metrics.js';
 import { commitMessage, learnRunModel, recordUsage, startIteration } from './model-call.js';
 import { annotate } from './annotate.js';
-import { closeChat } from './chat-end.js';
+import { closeChat, noteOnChat } from './chat-end.js';
+import { takeEvent } from './span-budget.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
 import { finishTool, startTool, toolLimit } from './tool-execution.js';
@@ -36,13 +36,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
     case 'TextDelta': {
       const chat = run.chat;
       if (chat === undefined) return ACCEPTED;
-      if (chat.firstChunk === undefined) {
-        chat.firstChunk = event.time;
-        chat.span.setAttribute(
-          S.ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK,
-          secondsBetween(event.time, chat.start),
-        );
-      }
+      chat.firstChunk ??= event.time;
       if (ctx.captureContent && chat.text.length <= ctx.maxContentBytes) chat.text += event.delta;
       return ACCEPTED;
     }
@@ -51,14 +45,23 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
     case 'ToolMessageCommitted':
       return ACCEPTED;
     case 'ToolCallCompleted': {
-      const target = run.chat?.span ?? run.iteration?.span ?? run.span;
-      target.addEvent(
-        S.EVENT_TOOL_CALL_REQUESTED,
-        { [S.ATTR_GEN_AI_TOOL_NAME]: event.toolName, [S.ATTR_GEN_AI_TOOL_CALL_ID]: event.callId },
-        event.time,
-      );
+      const attributes = {
+        [S.ATTR_GEN_AI_TOOL_NAME]: event.toolName,
+        [S.ATTR_GEN_AI_TOOL_CALL_ID]: event.callId,
+      };
+      if (run.chat !== undefined) {
+        noteOnChat(ctx, run.chat, {
+          name: S.EVENT_TOOL_CALL_REQUESTED,
+          attributes,
+          time: event.time,
+        });
+      } else {
+        const target = run.iteration ?? run;
+        if (takeEvent(ctx, target.budget))
+          target.span.addEvent(S.EVENT_TOOL_CALL_REQUESTED, attributes, event.time);
+      }
       if (ctx.captureContent) {
-        run.toolArguments.set(
+        (run.toolArguments ??= new Map()).set(
           event.callId,
           toContentAttribute(event.arguments, ctx.maxContentBytes, ctx.scrub),
         );
@@ -91,19 +94,25 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
       recordUsage(ctx, run, event);
       return ACCEPTED;
     case 'DoomLoopDetected': {
-      const attributes = { [S.ATTR_AGENT_DOOM_LOOP_DESCRIPTION]: ctx.scrub(event.description) };
-      run.span.addEvent(S.EVENT_DOOM_LOOP_DETECTED, attributes, event.time);
-      run.iteration?.span.addEvent(S.EVENT_DOOM_LOOP_DETECTED, attributes, event.time);
+      const attributes = {
+        [S.ATTR_AGENT_DOOM_LOOP_DESCRIPTION]: ctx.freeText(event.description),
+      };
+      for (const target of [run, run.iteration]) {
+        if (target !== undefined && takeEvent(ctx, target.budget))
+          target.span.addEvent(S.EVENT_DOOM_LOOP_DETECTED, attributes, event.time);
+      }
       run.sawDoomLoop = true;
       ctx.instruments.doomLoops.add(1, agentMetricAttributes(ctx.agentName, run.model));
       return ACCEPTED;
     }
     case 'CompactionCircuitOpened':
-      run.span.addEvent(
-        S.EVENT_CIRCUIT_BREAKER_OPENED,
-        { [S.ATTR_AGENT_COMPACTION_CONSECUTIVE_FAILURES]: event.consecutiveFailures },
-        event.time,
-      );
+      if (takeEvent(ctx, run.budget)) {
+        run.span.addEvent(
+          S.EVENT_CIRCUIT_BREAKER_OPENED,
+          { [S.ATTR_AGENT_COMPACTION_CONSECUTIVE_FAILURES]: event.consecutiveFailures },
+          event.time,
+        );
+      }
       ctx.instruments.breakerOpened.add(1, agentMetricAttributes(ctx.agentName));
       return ACCEPTED;
   }

@@ -3,7 +3,9 @@ import type { HrTime } from '@opentelemetry/api';
 import { maxHrTime, secondsBetween } from '../events/hr-time.js';
 import { toContentAttribute } from './content.js';
 import { chatMetricAttributes } from './metrics.js';
-import type { ChatRecord, RunRecord } from './run-state.js';
+import type { ChatRecord, RunRecord, SpanNote } from './run-state.js';
+import { takeAttributes, takeEvent } from './span-budget.js';
+import { SpanKind, startSpan } from './spans.js';
 import * as S from './semconv.js';
 import type { TrackerContext } from './tracker-context.js';
 
@@ -32,18 +34,36 @@ export function targetChat(run: RunRecord, iteration: number | undefined): ChatR
   return latest !== undefined && latest.iteration === run.iteration?.number ? latest : undefined;
 }
 
-/** Writes the call's attributes, ends its span and records its metrics. */
-export function finalizeChat(ctx: TrackerContext, chat: ChatRecord, runEnd: HrTime): void {
-  const span = chat.span;
-  const end = chat.end ?? maxHrTime(runEnd, chat.start);
-  const set = (key: string, value: number | string | string[] | undefined) => {
-    if (value !== undefined) span.setAttribute(key, value);
-  };
-  if (chat.model.model !== undefined) {
-    span.updateName(`${S.GEN_AI_OPERATION_CHAT} ${chat.model.model}`);
-    set(S.ATTR_GEN_AI_REQUEST_MODEL, chat.model.model);
+/** Keeps a span event or attributes for the call's span, within its budget. */
+export function noteOnChat(ctx: TrackerContext, chat: ChatRecord, note: SpanNote): void {
+  if (note.name !== undefined) {
+    if (takeEvent(ctx, chat.budget)) chat.notes.push(note);
+    return;
   }
-  set(S.ATTR_GEN_AI_PROVIDER_NAME, chat.model.provider);
+  const attributes = takeAttributes(ctx, chat.budget, note.attributes);
+  if (Object.keys(attributes).length > 0) chat.notes.push({ ...note, attributes });
+}
+
+/** Creates the call's span with its final attributes and events, ends it, records its metrics. */
+export function finalizeChat(
+  ctx: TrackerContext,
+  run: RunRecord,
+  chat: ChatRecord,
+  runEnd: HrTime,
+): void {
+  const end = chat.end ?? maxHrTime(runEnd, chat.start);
+  const attributes = chatMetricAttributes(chat.model);
+  if (chat.conversationId !== undefined)
+    attributes[S.ATTR_GEN_AI_CONVERSATION_ID] = chat.conversationId;
+  attributes[S.ATTR_AGENT_ITERATION_NUMBER] = chat.iteration;
+  if (chat.firstChunk !== undefined)
+    attributes[S.ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = secondsBetween(
+      chat.firstChunk,
+      chat.start,
+    );
+  const set = (key: string, value: number | string | string[] | undefined) => {
+    if (value !== undefined) attributes[key] = value;
+  };
   set(S.ATTR_GEN_AI_USAGE_INPUT_TOKENS, chat.inputTokens);
   set(S.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, chat.outputTokens);
   set(S.ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, chat.cacheReadTokens);
@@ -52,24 +72,37 @@ export function finalizeChat(ctx: TrackerContext, chat: ChatRecord, runEnd: HrTi
     set(S.ATTR_GEN_AI_RESPONSE_FINISH_REASONS, [chat.finishReason]);
   if (ctx.captureContent && chat.text !== '') {
     const content = toContentAttribute(chat.text, ctx.maxContentBytes, ctx.scrub);
-    span.setAttribute(
-      S.ATTR_GEN_AI_OUTPUT_MESSAGES,
-      JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content }] }]),
-    );
+    attributes[S.ATTR_GEN_AI_OUTPUT_MESSAGES] = JSON.stringify([
+      { role: 'assistant', parts: [{ type: 'text', content }] },
+    ]);
   }
-  if (chat.end === undefined || chat.incomplete)
-    span.setAttribute(S.ATTR_AGENT_SPAN_INCOMPLETE, true);
-  if (chat.errorType !== undefined) {
-    span.setAttribute(S.ATTR_ERROR_TYPE, chat.errorType);
-    span.setStatus({ code: SpanStatusCode.ERROR });
+  if (chat.end === undefined || chat.incomplete) attributes[S.ATTR_AGENT_SPAN_INCOMPLETE] = true;
+  if (chat.errorType !== undefined) attributes[S.ATTR_ERROR_TYPE] = chat.errorType;
+  const { span } = startSpan({
+    tracer: ctx.tracer,
+    name:
+      chat.model.model === undefined
+        ? S.GEN_AI_OPERATION_CHAT
+        : `${S.GEN_AI_OPERATION_CHAT} ${chat.model.model}`,
+    kind: SpanKind.CLIENT,
+    parent: chat.parent,
+    traceId: run.traceId,
+    role: `chat/${chat.iteration}`,
+    startTime: chat.start,
+    attributes,
+  });
+  for (const note of chat.notes) {
+    if (note.name === undefined) span.setAttributes(note.attributes);
+    else span.addEvent(note.name, note.attributes, note.time);
   }
+  if (chat.errorType !== undefined) span.setStatus({ code: SpanStatusCode.ERROR });
   span.end(end);
-  const attributes = chatMetricAttributes(chat.model, chat.errorType);
-  ctx.instruments.operationDuration.record(secondsBetween(end, chat.start), attributes);
+  const metricAttributes = chatMetricAttributes(chat.model, chat.errorType);
+  ctx.instruments.operationDuration.record(secondsBetween(end, chat.start), metricAttributes);
   if (chat.firstChunk !== undefined) {
     ctx.instruments.timeToFirstChunk.record(
       secondsBetween(chat.firstChunk, chat.start),
-      attributes,
+      metricAttributes,
     );
   }
 }

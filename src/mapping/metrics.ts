@@ -1,4 +1,11 @@
-import type { Attributes, Counter, Histogram, Meter, UpDownCounter } from '@opentelemetry/api';
+import type {
+  Attributes,
+  Counter,
+  Histogram,
+  Meter,
+  ObservableCounter,
+  UpDownCounter,
+} from '@opentelemetry/api';
 import * as S from './semconv.js';
 
 /** The bridge's instruments, created once per sink. */
@@ -14,8 +21,8 @@ export interface Instruments {
   readonly toolCalls: Counter;
   readonly doomLoops: Counter;
   readonly breakerOpened: Counter;
-  readonly bridgeEvents: Counter;
   readonly runsEvicted: Counter;
+  readonly limitsHit: Counter;
 }
 
 export function createInstruments(meter: Meter): Instruments {
@@ -82,15 +89,23 @@ export function createInstruments(meter: Meter): Instruments {
       unit: '{event}',
       description: 'Compaction circuit breaker trips.',
     }),
-    bridgeEvents: meter.createCounter(S.METRIC_AGENT_BRIDGE_EVENTS, {
-      unit: '{event}',
-      description: 'Input events seen by the bridge, by outcome.',
-    }),
     runsEvicted: meter.createCounter(S.METRIC_AGENT_BRIDGE_RUNS_EVICTED, {
       unit: '{run}',
       description: 'Runs the bridge ended as abandoned, by reason.',
     }),
+    limitsHit: meter.createCounter(S.METRIC_AGENT_BRIDGE_LIMITS_HIT, {
+      unit: '{event}',
+      description: "Times one of the bridge's limits cut or dropped something, by limit.",
+    }),
   };
+}
+
+/** `agent_bridge.events`: observed from the bridge's own tally (see event-tally.ts). */
+export function createEventsCounter(meter: Meter): ObservableCounter {
+  return meter.createObservableCounter(S.METRIC_AGENT_BRIDGE_EVENTS, {
+    unit: '{event}',
+    description: 'Input events seen by the bridge, by outcome.',
+  });
 }
 
 /** Low-cardinality facts about a model: the only things metric attributes are built from. */

@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import type { Attributes } from '@opentelemetry/api';
 import type {
   AssistantMessageCommitted,
@@ -11,6 +12,7 @@ import { closeChat, targetChat } from './chat-end.js';
 import { endIteration } from './run-end.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
+import { newBudget } from './span-budget.js';
 import { SpanKind, startSpan } from './spans.js';
 import type { TrackerContext } from './tracker-context.js';
 
@@ -44,7 +46,7 @@ export function startIteration(
     );
   }
   if (run.iterationCount >= ctx.maxIterationsPerRun) {
-    ctx.reportLimit(
+    ctx.limitHit(
       'limit_iterations',
       `run ${run.runId} reached ${ctx.maxIterationsPerRun} iterations; further iterations are rejected`,
     );
@@ -75,34 +77,24 @@ export function startIteration(
     startTime: event.time,
     attributes: iterationAttributes,
   });
-  run.iteration = { number: n, span: iteration.span, context: iteration.context };
-
-  const model = {
-    provider: event.provider ?? run.model.provider,
-    model: event.model ?? run.model.model,
+  run.iteration = {
+    number: n,
+    span: iteration.span,
+    budget: newBudget(),
+    context: iteration.context,
   };
-  const chatAttributes = chatMetricAttributes(model);
-  if (run.conversationId !== undefined)
-    chatAttributes[S.ATTR_GEN_AI_CONVERSATION_ID] = run.conversationId;
-  chatAttributes[S.ATTR_AGENT_ITERATION_NUMBER] = n;
-  const chat = startSpan({
-    tracer: ctx.tracer,
-    name:
-      model.model === undefined
-        ? S.GEN_AI_OPERATION_CHAT
-        : `${S.GEN_AI_OPERATION_CHAT} ${model.model}`,
-    kind: SpanKind.CLIENT,
-    parent: iteration.context,
-    traceId: run.traceId,
-    role: `chat/${n}`,
-    startTime: event.time,
-    attributes: chatAttributes,
-  });
+
   run.chat = {
-    span: chat.span,
     iteration: n,
+    parent: trace.setSpanContext(run.context, iteration.span.spanContext()),
+    conversationId: run.conversationId,
     start: event.time,
-    model,
+    notes: [],
+    budget: newBudget(),
+    model: {
+      provider: event.provider ?? run.model.provider,
+      model: event.model ?? run.model.model,
+    },
     firstChunk: undefined,
     inputTokens: undefined,
     outputTokens: undefined,

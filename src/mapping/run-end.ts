@@ -66,7 +66,7 @@ export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): 
   const failedType = ending.outcome === 'failed' ? ending.errorType : undefined;
   if (run.chat !== undefined)
     closeChat(run, run.chat, { time: end, incomplete: true, errorType: failedType });
-  for (const chat of run.chats) finalizeChat(ctx, chat, end);
+  for (const chat of run.chats) finalizeChat(ctx, run, chat, end);
   for (const tool of [...run.tools.values()]) {
     if (failedType !== undefined) tool.span.setStatus({ code: SpanStatusCode.ERROR });
     endTool(ctx, run, tool, end, 'incomplete', failedType);

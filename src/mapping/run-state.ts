@@ -1,5 +1,7 @@
-import type { Context, HrTime, Span } from '@opentelemetry/api';
+import type { Attributes, Context, HrTime, Span } from '@opentelemetry/api';
 import type { DialectName } from '../dialects/parse-result.js';
+import type { RecentEvents } from './recent-events.js';
+import type { SpanBudget } from './span-budget.js';
 
 /** Mutable model identity of a run or call (a lazily opened run learns it later). */
 export interface MutableModel {
@@ -10,14 +12,32 @@ export interface MutableModel {
 export interface IterationRecord {
   readonly number: number;
   readonly span: Span;
+  readonly budget: SpanBudget;
   /** Context with the iteration span active: the parent of its chat and tool spans. */
   readonly context: Context;
 }
 
+/** A span event (or, without a name, attributes) for a span that is created later. */
+export interface SpanNote {
+  readonly name: string | undefined;
+  readonly attributes: Attributes;
+  readonly time: HrTime;
+}
+
+/**
+ * A model call. Its span is created when the run ends (the call's own start and end times are
+ * kept), so that usage reported after the call still lands on it, and an open run holds a few
+ * fields per call instead of a live span.
+ */
 export interface ChatRecord {
-  readonly span: Span;
   readonly iteration: number;
+  /** The call's parent: the iteration span's context only (an ended span is not kept alive). */
+  readonly parent: Context;
+  readonly conversationId: string | undefined;
   readonly start: HrTime;
+  /** Span events and attributes for the call's span, in order (within `budget`). */
+  readonly notes: SpanNote[];
+  readonly budget: SpanBudget;
   /** Provider and model; a runtime may name them only when the message is committed. */
   readonly model: MutableModel;
   finishReason: string | undefined;
@@ -37,6 +57,7 @@ export interface ChatRecord {
 
 export interface ToolRecord {
   readonly span: Span;
+  readonly budget: SpanBudget;
   readonly callId: string;
   readonly name: string;
   readonly start: HrTime;
@@ -48,6 +69,7 @@ export interface RunRecord {
   readonly traceId: string;
   readonly dialect: DialectName;
   readonly span: Span;
+  readonly budget: SpanBudget;
   /** Context with the run span active: the parent of its iterations. */
   readonly context: Context;
   readonly start: HrTime;
@@ -69,10 +91,10 @@ export interface RunRecord {
   readonly tools: Map<string, ToolRecord>;
   readonly finishedTools: Set<string>;
   /** Captured tool arguments by call id (content capture only). */
-  readonly toolArguments: Map<string, string>;
+  toolArguments: Map<string, string> | undefined;
   inputTokens: number | undefined;
   outputTokens: number | undefined;
   sawDoomLoop: boolean;
-  /** Keys of the events applied so far, to recognise exact duplicates. */
-  readonly seen: Set<string>;
+  /** What the run remembers of the events applied so far, to recognise exact duplicates. */
+  readonly recent: RecentEvents;
 }

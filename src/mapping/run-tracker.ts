@@ -8,6 +8,8 @@ import { applyEvent } from './apply-event.js';
 import { eventKey } from './event-key.js';
 import { toTraceId } from './ids.js';
 import { agentMetricAttributes } from './metrics.js';
+import { RecentEvents } from './recent-events.js';
+import { newBudget } from './span-budget.js';
 import { endRun } from './run-end.js';
 import type { RunEnding } from './run-end.js';
 import type { RunRecord } from './run-state.js';
@@ -49,10 +51,9 @@ export class RunTracker {
   }
 
   track(event: AgentEvent, dialect: DialectName): TrackOutcome {
-    const key = eventKey(event);
     const terminalKey = this.finished.get(event.runId);
     if (terminalKey !== undefined) {
-      return key === terminalKey
+      return eventKey(event) === terminalKey
         ? {
             outcome: 'duplicate',
             reason: 'duplicate_event',
@@ -64,9 +65,10 @@ export class RunTracker {
             message: `${event.type} after run ${event.runId} finished`,
           };
     }
+    const now = this.ctx.now();
     let run = this.runs.get(event.runId);
     if (run !== undefined) {
-      if (run.seen.has(key)) {
+      if (run.recent.has(event)) {
         return {
           outcome: 'duplicate',
           reason: 'duplicate_event',
@@ -76,21 +78,17 @@ export class RunTracker {
       this.runs.delete(event.runId);
       this.runs.set(event.runId, run);
     } else {
-      run = this.open(event, dialect);
+      run = this.open(event, dialect, now);
       if (event.type === 'RunStarted') return { outcome: 'accepted' };
     }
     run.lastSeen = maxHrTime(run.lastSeen, event.time);
-    run.lastActivityMillis = this.ctx.now();
+    run.lastActivityMillis = now;
     if (isTerminal(event)) {
-      this.finish(run, toEnding(this.ctx, run, event), key);
+      this.finish(run, toEnding(this.ctx, run, event), eventKey(event));
       return { outcome: 'accepted' };
     }
     const applied = applyEvent(this.ctx, run, event);
-    if (applied.outcome === 'accepted') {
-      run.seen.add(key);
-      if (run.seen.size > this.ctx.recentEventKeysPerRun)
-        run.seen.delete(run.seen.values().next().value!);
-    }
+    if (applied.outcome === 'accepted') run.recent.add(event);
     return applied;
   }
 
@@ -121,7 +119,7 @@ export class RunTracker {
     return open.length;
   }
 
-  private open(event: AgentEvent, dialect: DialectName): RunRecord {
+  private open(event: AgentEvent, dialect: DialectName, now: number): RunRecord {
     if (this.runs.size >= this.ctx.maxOpenRuns) {
       const oldest = this.runs.values().next();
       if (oldest.done !== true) this.abandon(oldest.value, 'capacity');
@@ -163,13 +161,14 @@ export class RunTracker {
       traceId,
       dialect,
       span,
+      budget: newBudget(),
       context,
       start: event.time,
       synthesized: started === undefined,
       model: { provider, model },
       conversationId: started?.sessionId,
       lastSeen: event.time,
-      lastActivityMillis: this.ctx.now(),
+      lastActivityMillis: now,
       iteration: undefined,
       chat: undefined,
       chats: [],
@@ -178,13 +177,13 @@ export class RunTracker {
       iterationCount: 0,
       tools: new Map(),
       finishedTools: new Set(),
-      toolArguments: new Map(),
+      toolArguments: undefined,
       inputTokens: undefined,
       outputTokens: undefined,
       sawDoomLoop: false,
-      seen: new Set(),
+      recent: new RecentEvents(this.ctx.recentEventKeysPerRun),
     };
-    if (started !== undefined) run.seen.add(eventKey(started));
+    if (started !== undefined) run.recent.add(started);
     this.runs.set(event.runId, run);
     this.ctx.instruments.runsActive.add(1, agentMetricAttributes(this.ctx.agentName));
     return run;
@@ -240,7 +239,7 @@ function toEnding(ctx: TrackerContext, run: RunRecord, event: TerminalEvent): Ru
         outcome: 'failed',
         time: event.time,
         errorType: toRunErrorType(event.error, run.sawDoomLoop),
-        errorMessage: ctx.scrub(event.error),
+        errorMessage: ctx.freeText(event.error),
       };
     case 'RunCancelled':
       return { outcome: 'cancelled', time: event.time };

@@ -45,6 +45,7 @@ export const ATTR_AGENT_COMPACTION_CONSECUTIVE_FAILURES = 'agent.compaction.cons
 export const ATTR_AGENT_BRIDGE_DIALECT = 'agent_bridge.dialect';
 export const ATTR_AGENT_BRIDGE_EVENT_OUTCOME = 'agent_bridge.event.outcome';
 export const ATTR_AGENT_BRIDGE_REASON = 'agent_bridge.reason';
+export const ATTR_AGENT_BRIDGE_LIMIT = 'agent_bridge.limit';
 
 export const SPAN_AGENT_ITERATION = 'agent.iteration';
 export const EVENT_TOOL_CALL_REQUESTED = 'agent.tool_call.requested';
@@ -67,6 +68,7 @@ export const METRIC_AGENT_COMPACTION_CIRCUIT_BREAKER_OPENED =
   'agent.compaction.circuit_breaker.opened';
 export const METRIC_AGENT_BRIDGE_EVENTS = 'agent_bridge.events';
 export const METRIC_AGENT_BRIDGE_RUNS_EVICTED = 'agent_bridge.runs.evicted';
+export const METRIC_AGENT_BRIDGE_LIMITS_HIT = 'agent_bridge.limits.hit';
 
 /** Semconv buckets for `gen_ai.client.token.usage`: 1, 4, 16, …, 67108864. */
 export const TOKEN_USAGE_BUCKETS = Array.from({ length: 14 }, (_, i) => 4 ** i);

@@ -8,13 +8,14 @@ import { closeChat } from './chat-end.js';
 import { endTool, toolResultContent } from './run-end.js';
 import type { RunRecord, ToolRecord } from './run-state.js';
 import * as S from './semconv.js';
+import { newBudget } from './span-budget.js';
 import { SpanKind, startSpan } from './spans.js';
 import type { TrackerContext } from './tracker-context.js';
 
 /** A rejection when the run already has `maxToolsPerRun` tool spans (bounds memory per run). */
 export function toolLimit(ctx: TrackerContext, run: RunRecord): ApplyOutcome | undefined {
   if (run.tools.size + run.finishedTools.size < ctx.maxToolsPerRun) return undefined;
-  ctx.reportLimit(
+  ctx.limitHit(
     'limit_tools',
     `run ${run.runId} reached ${ctx.maxToolsPerRun} tool executions; further ones are rejected`,
   );
@@ -39,9 +40,9 @@ export function startTool(
     [S.ATTR_GEN_AI_TOOL_CALL_ID]: callId,
     [S.ATTR_GEN_AI_TOOL_TYPE]: S.GEN_AI_TOOL_TYPE_FUNCTION,
   };
-  const args = run.toolArguments.get(callId);
+  const args = run.toolArguments?.get(callId);
   if (args !== undefined) attributes[S.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = args;
-  run.toolArguments.delete(callId);
+  run.toolArguments?.delete(callId);
   const { span } = startSpan({
     tracer: ctx.tracer,
     name: `${S.GEN_AI_OPERATION_EXECUTE_TOOL} ${name}`,
@@ -52,7 +53,7 @@ export function startTool(
     startTime: time,
     attributes,
   });
-  const tool: ToolRecord = { span, callId, name, start: time };
+  const tool: ToolRecord = { span, budget: newBudget(), callId, name, start: time };
   run.tools.set(callId, tool);
   return tool;
 }
@@ -87,7 +88,7 @@ export function finishTool(
       );
     endTool(ctx, run, tool, event.time, 'success', undefined);
   } else {
-    tool.span.setStatus({ code: SpanStatusCode.ERROR, message: ctx.scrub(event.result.error) });
+    tool.span.setStatus({ code: SpanStatusCode.ERROR, message: ctx.freeText(event.result.error) });
     endTool(ctx, run, tool, event.time, 'failure', 'tool_error');
   }
   return ACCEPTED;

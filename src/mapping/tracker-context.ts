@@ -18,7 +18,10 @@ export interface RunSummary {
 export interface TrackerContext {
   readonly tracer: Tracer;
   readonly instruments: Instruments;
+  /** Masks secrets in captured content (which `maxContentBytes` bounds). */
   readonly scrub: Scrubber;
+  /** Masks secrets in a free text (error, description, annotation) and cuts it to `maxAttributeLength`. */
+  readonly freeText: (text: string) => string;
   readonly agentName: string | undefined;
   /** Runs join this context's trace instead of starting their own; undefined: one trace per run. */
   readonly parentContext: Context | undefined;
@@ -30,8 +33,12 @@ export interface TrackerContext {
   readonly maxToolsPerRun: number;
   /** Event keys remembered per run for duplicate detection; older ones are forgotten. */
   readonly recentEventKeysPerRun: number;
-  /** Says once, per limit, that a limit was hit. */
-  readonly reportLimit: (limit: string, message: string) => void;
+  /** Span events the bridge adds to one span. */
+  readonly maxEventsPerSpan: number;
+  /** Runtime-specific (annotation) attributes on one span. */
+  readonly maxAttributesPerSpan: number;
+  /** Counts a limit hit in `agent_bridge.limits.hit` and says so once per limit. */
+  readonly limitHit: (limit: string, message: string) => void;
   /** How many finished run ids are remembered to recognise late events. */
   readonly finishedRunMemory: number;
   /** Told about every run that ends (never allowed to throw into the tracker). */

@@ -86,12 +86,30 @@ describe('per-run limits', () => {
 
   it('remembers only the latest event keys of a run, so a long run does not grow without bound', () => {
     const h = createHarness();
-    const deltas = Array.from({ length: 1100 }, (_, i) =>
+    const calls = Array.from({ length: 1100 }, (_, i) =>
+      behest('ToolCallStarted', RUN_A, `00.${String(i).padStart(4, '0')}`, {
+        call_id: `c${i}`,
+        tool_name: 't',
+      }),
+    );
+    h.feed([behest('RunStarted', RUN_A, '00', {}), ...calls].join('\n'));
+    // A recent event is still recognised as a duplicate; the oldest one has been forgotten.
+    expect(h.sink.handleJson(calls.at(-1)!)).toMatchObject({ outcome: 'duplicate' });
+    expect(h.sink.handleJson(calls[0]!)).toMatchObject({ outcome: 'accepted' });
+  });
+
+  it('recognises every replayed delta without remembering deltas one by one', () => {
+    const h = createHarness();
+    const deltas = Array.from({ length: 5000 }, (_, i) =>
       behest('TextDelta', RUN_A, `00.${String(i).padStart(4, '0')}`, { delta: 'x' }),
     );
     h.feed([behest('RunStarted', RUN_A, '00', {}), ...deltas].join('\n'));
-    // A recent event is still recognised as a duplicate; the oldest one has been forgotten.
     expect(h.sink.handleJson(deltas.at(-1)!)).toMatchObject({ outcome: 'duplicate' });
-    expect(h.sink.handleJson(deltas[0]!)).toMatchObject({ outcome: 'accepted' });
+    expect(h.sink.handleJson(deltas[0]!)).toMatchObject({ outcome: 'duplicate' });
+    // Two different deltas at the same instant are both kept; the same one twice is not.
+    const sameTime = (delta: string) => behest('TextDelta', RUN_A, '00.6000', { delta });
+    expect(h.sink.handleJson(sameTime('a'))).toMatchObject({ outcome: 'accepted' });
+    expect(h.sink.handleJson(sameTime('b'))).toMatchObject({ outcome: 'accepted' });
+    expect(h.sink.handleJson(sameTime('a'))).toMatchObject({ outcome: 'duplicate' });
   });
 });

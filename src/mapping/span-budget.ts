@@ -1,0 +1,47 @@
+import type { Attributes } from '@opentelemetry/api';
+import type { TrackerContext } from './tracker-context.js';
+
+/** What the bridge has added to one span beyond its contract attributes: bounded per span. */
+export interface SpanBudget {
+  events: number;
+  attributes: number;
+}
+
+export function newBudget(): SpanBudget {
+  return { events: 0, attributes: 0 };
+}
+
+/** Whether one more span event fits (`maxEventsPerSpan`); a hit is counted when it does not. */
+export function takeEvent(ctx: TrackerContext, budget: SpanBudget): boolean {
+  if (budget.events < ctx.maxEventsPerSpan) {
+    budget.events += 1;
+    return true;
+  }
+  ctx.limitHit(
+    'events_per_span',
+    `a span reached ${ctx.maxEventsPerSpan} events; further events on it are dropped`,
+  );
+  return false;
+}
+
+/** The annotation attributes that still fit (`maxAttributesPerSpan`); a hit is counted when some do not. */
+export function takeAttributes(
+  ctx: TrackerContext,
+  budget: SpanBudget,
+  attributes: Attributes,
+): Attributes {
+  const keys = Object.keys(attributes);
+  const room = ctx.maxAttributesPerSpan - budget.attributes;
+  if (keys.length <= room) {
+    budget.attributes += keys.length;
+    return attributes;
+  }
+  ctx.limitHit(
+    'attributes_per_span',
+    `a span reached ${ctx.maxAttributesPerSpan} runtime-specific attributes; further ones are dropped`,
+  );
+  const kept: Attributes = {};
+  for (const key of keys.slice(0, Math.max(0, room))) kept[key] = attributes[key];
+  budget.attributes = ctx.maxAttributesPerSpan;
+  return kept;
+}
