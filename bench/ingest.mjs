@@ -1,49 +1,37 @@
-// Ingest throughput: `agent-otel-bridge ingest` of a generated behest log (≥ 100 000 events) to a
-// loopback OTLP/HTTP receiver that accepts and discards, vs JSON.parse alone over the same file.
-// Usage: node bench/ingest.mjs [events] [repeats]   (after `npm run build`)
+// NDJSON ingest end to end: `agent-otel-bridge ingest` of a generated behest log to a loopback
+// OTLP/HTTP receiver that accepts and discards, vs JSON.parse alone over the same file (its
+// baseline). Wall time includes process start. Usage: node bench/ingest.mjs [events] [repeats]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDemoLines } from '../dist/sources/demo-runs.js';
+import { startDiscardingReceiver } from './receiver.mjs';
+import { median } from './workload.mjs';
 
-const targetEvents = Number(process.argv[2] ?? 100_000);
-const repeats = Number(process.argv[3] ?? 3);
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-const lines = [];
-for (let batch = 0; lines.length < targetEvents; batch += 1)
-  lines.push(...createDemoLines(60, Date.UTC(2025, 5, 1, 12) + batch * 600_000));
-const dir = mkdtempSync(join(tmpdir(), 'aob-bench-'));
-const file = join(dir, 'events.ndjson');
-writeFileSync(file, `${lines.join('\n')}\n`);
-const bytes = readFileSync(file).length;
+/** Behest lines of realistic demo runs, at least `count` of them. */
+export function behestLines(count) {
+  const lines = [];
+  for (let batch = 0; lines.length < count; batch += 1)
+    lines.push(...createDemoLines(60, Date.UTC(2025, 5, 1, 12) + batch * 600_000));
+  return lines;
+}
 
-const received = { requests: 0, bytes: 0 };
-const server = createServer((req, res) => {
-  req.on('data', (c) => (received.bytes += c.length));
-  req.on('end', () => {
-    received.requests += 1;
-    res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-  });
-});
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const endpoint = `http://127.0.0.1:${server.address().port}`;
-
-function runIngest() {
+/** Runs the CLI on `args` with OTLP to `endpoint`; resolves with wall seconds and peak RSS. */
+export function runCli(args, endpoint, nodeOptions = []) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn(
       process.execPath,
       [
+        ...nodeOptions,
         '--import',
         join(root, 'bench/report-rss.mjs'),
         join(root, 'dist/cli/main.js'),
-        'ingest',
-        '--quiet',
-        file,
+        ...args,
       ],
       {
         env: {
@@ -60,41 +48,51 @@ function runIngest() {
     child.on('close', (code) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const rss = /bench:maxRSS=(\d+)/.exec(stderr);
-      if (code !== 0) reject(new Error(`ingest exited ${code}: ${stderr}`));
-      else resolve({ seconds, maxRssKiB: rss ? Number(rss[1]) : NaN });
+      if (code !== 0) reject(new Error(`agent-otel-bridge ${args[0]} exited ${code}: ${stderr}`));
+      else resolve({ seconds, maxRssMiB: rss ? Number(rss[1]) / 1024 : NaN });
     });
   });
 }
 
-function parseOnly() {
-  const started = process.hrtime.bigint();
-  const text = readFileSync(file, 'utf8');
-  let count = 0;
-  for (const line of text.split('\n')) if (line !== '') count += JSON.parse(line) ? 1 : 0;
-  return { seconds: Number(process.hrtime.bigint() - started) / 1e9, count };
+export async function ingestBench({ events = 100_000, repeats = 3 } = {}) {
+  const lines = behestLines(events);
+  const dir = mkdtempSync(join(tmpdir(), 'aob-bench-'));
+  const file = join(dir, 'events.ndjson');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const receiver = await startDiscardingReceiver();
+  try {
+    const runs = [];
+    for (let i = 0; i < repeats; i += 1)
+      runs.push(await runCli(['ingest', '--quiet', file], receiver.endpoint));
+    const parses = [];
+    for (let i = 0; i < repeats; i += 1) {
+      const started = process.hrtime.bigint();
+      const text = readFileSync(file, 'utf8');
+      let count = 0;
+      for (const line of text.split('\n')) if (line !== '') count += JSON.parse(line) ? 1 : 0;
+      if (count !== lines.length) throw new Error(`parsed ${count} of ${lines.length} lines`);
+      parses.push(Number(process.hrtime.bigint() - started) / 1e9);
+    }
+    return {
+      events: lines.length,
+      fileMiB: readFileSync(file).length / 1048576,
+      eventsPerSecond: lines.length / median(runs.map((r) => r.seconds)),
+      parseEventsPerSecond: lines.length / median(parses),
+      maxRssMiB: median(runs.map((r) => r.maxRssMiB)),
+      otlpMiB: receiver.bytes / repeats / 1048576,
+    };
+  } finally {
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const runs = [];
-for (let i = 0; i < repeats; i += 1) runs.push(await runIngest());
-const parses = Array.from({ length: repeats }, parseOnly);
-server.close();
-rmSync(dir, { recursive: true, force: true });
-
-const ingestSeconds = median(runs.map((r) => r.seconds));
-const parseSeconds = median(parses.map((p) => p.seconds));
-const rows = [
-  ['events', lines.length.toLocaleString('en-US')],
-  ['file size', `${(bytes / 1048576).toFixed(1)} MiB`],
-  ['ingest end to end (median wall, incl. process start)', `${ingestSeconds.toFixed(2)} s`],
-  ['ingest events/s', Math.round(lines.length / ingestSeconds).toLocaleString('en-US')],
-  ['JSON.parse alone events/s', Math.round(lines.length / parseSeconds).toLocaleString('en-US')],
-  ['ratio ingest / JSON.parse', `${(ingestSeconds / parseSeconds).toFixed(1)}×`],
-  ['peak RSS of ingest', `${(median(runs.map((r) => r.maxRssKiB)) / 1024).toFixed(0)} MiB`],
-  [
-    'OTLP requests / bytes received per run',
-    `${Math.round(received.requests / repeats)} / ${(received.bytes / repeats / 1048576).toFixed(1)} MiB`,
-  ],
-];
-console.log(`node ${process.version}, ${repeats} runs`);
-for (const [k, v] of rows) console.log(`${k.padEnd(54)} ${v}`);
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const r = await ingestBench({
+    events: Number(process.argv[2] ?? 100_000),
+    repeats: Number(process.argv[3] ?? 3),
+  });
+  console.log(
+    `${r.events} events (${r.fileMiB.toFixed(1)} MiB): ingest ${Math.round(r.eventsPerSecond)} events/s, JSON.parse alone ${Math.round(r.parseEventsPerSecond)} events/s, peak RSS ${r.maxRssMiB.toFixed(0)} MiB, ${r.otlpMiB.toFixed(1)} MiB of OTLP`,
+  );
+}
