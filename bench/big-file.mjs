@@ -2,6 +2,7 @@
 // (`--max-old-space-size`), to a loopback OTLP receiver. The file is written in chunks, never held
 // in memory. Peak RSS is reported next to the file size: it is bounded by the bridge's limits (open
 // runs, export queue), not by the input. Usage: node bench/big-file.mjs [file MiB] [heap MiB]
+import { Buffer } from 'node:buffer';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
