@@ -57,6 +57,8 @@ export interface AgentOtelSink {
   openStream(scope: string, dialect?: InputDialect): EventStream;
   /** Maps what a source decoded itself (e.g. crabtalk daemon frames). Never throws. */
   handleParsed(result: ParseResult, dialect: DialectName | 'unknown'): HandleResult;
+  /** Counts a hit of a source's own limit (e.g. `request_rate`) in `agent_bridge.limits.hit`; says so once. */
+  limitHit(limit: string, message: string): void;
   /** Counts an input the caller rejected before parsing (an oversize line, invalid UTF-8). */
   reject(reason: string, message: string): HandleResult;
   /** Ends every open run as abandoned (e.g. at the end of a finite input). Returns how many. */
@@ -196,7 +198,11 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
 
   const streams = new Map<string, LineDecoder>();
   const openStream = (scope: string, dialect: InputDialect = config.dialect): EventStream => {
-    const decoder = createLineDecoder(dialect, { scope, arrival: createArrivalClock(config.now) });
+    const decoder = createLineDecoder(dialect, {
+      scope,
+      arrival: createArrivalClock(config.now),
+      maxJsonDepth: config.maxJsonDepth,
+    });
     return {
       get dialect() {
         return decoder.dialect;
@@ -218,6 +224,7 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
         stream = createLineDecoder(dialect, {
           scope: 'default',
           arrival: createArrivalClock(config.now),
+          maxJsonDepth: config.maxJsonDepth,
         });
         streams.set(dialect, stream);
       }
@@ -226,6 +233,7 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
     },
     handleParsed: applyParsed,
     openStream,
+    limitHit,
     reject(reason, message) {
       return count({ outcome: 'rejected', dialect: 'unknown', reason, message });
     },

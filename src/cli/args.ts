@@ -91,6 +91,7 @@ export function parseCommand(
         'allow-unauthenticated': { type: 'boolean' },
         'max-body-bytes': { type: 'string' },
         'max-line-bytes': { type: 'string' },
+        'max-requests-per-second': { type: 'string' },
         'prometheus-port': { type: 'string' },
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
@@ -156,6 +157,7 @@ export function parseCommand(
           token,
           maxBodyBytes: int('max-body-bytes', 10 * 1024 * 1024),
           maxLineBytes: int('max-line-bytes', 1024 * 1024),
+          maxRequestsPerSecond: int('max-requests-per-second', 1000),
           prometheusPort:
             values['prometheus-port'] === undefined ? undefined : int('prometheus-port', 9464),
           tls: readTls(values['tls-cert'], values['tls-key']),

@@ -9,9 +9,17 @@ import type { InputLine } from '../sources/ndjson-lines.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { parseCommand, UsageError, USAGE } from './args.js';
 import type { Command } from './args.js';
+import { printBridgeDiagnostics } from './diagnostics.js';
 import { runPipeline } from './pipeline.js';
 import { validate } from './validate.js';
 import type { Input, Io } from './pipeline.js';
+
+/** A source's connection news on stderr, unless `--quiet`. */
+function say(quiet: boolean): (message: string) => void {
+  return (message) => {
+    if (!quiet) process.stderr.write(`agent-otel-bridge: ${message}\n`);
+  };
+}
 
 async function main(argv: readonly string[]): Promise<number> {
   let command: Command;
@@ -24,6 +32,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     throw error;
   }
+  if ('common' in command) printBridgeDiagnostics(process.stderr, command.common.quiet);
   const io: Io = {
     stdout: process.stdout,
     stderr: process.stderr,
@@ -79,14 +88,24 @@ async function main(argv: readonly string[]): Promise<number> {
         import('./consume.js'),
         import('../sources/nats-source.js'),
       ]);
-      return runConsumer(io, command.common, createNatsSource(command.nats), command.consume);
+      return runConsumer(
+        io,
+        command.common,
+        createNatsSource({ ...command.nats, report: say(command.common.quiet) }),
+        command.consume,
+      );
     }
     case 'redis': {
       const [{ runConsumer }, { createRedisSource }] = await Promise.all([
         import('./consume.js'),
         import('../sources/redis-source.js'),
       ]);
-      return runConsumer(io, command.common, createRedisSource(command.redis), command.consume);
+      return runConsumer(
+        io,
+        command.common,
+        createRedisSource({ ...command.redis, report: say(command.common.quiet) }),
+        command.consume,
+      );
     }
     case 'crabtalk': {
       const { runCrabtalk } = await import('./crabtalk.js');

@@ -38,6 +38,7 @@ Options:
   --allow-unauthenticated  serve: bind beyond loopback without a token
   --max-body-bytes N    serve: largest request body (default 10485760)
   --max-line-bytes N    serve: largest line (default 1048576)
+  --max-requests-per-second N  serve: per client address, bursts of twice that; beyond: 429 (default 1000)
   --prometheus-port N   serve: also expose the bridge's metrics for Prometheus on this port
   --tls-cert FILE       serve: HTTPS with this PEM certificate (with --tls-key)
   --tls-key FILE        serve: the certificate's PEM private key

@@ -1,5 +1,6 @@
 import type { HrTime } from '@opentelemetry/api';
 import type { AgentEvent, AnnotationValue, TokenUsage } from '../events/agent-event.js';
+import { DEFAULT_MAX_JSON_DEPTH, jsonDeeperThan } from './json-depth.js';
 import { ScopedRuns } from './scoped-runs.js';
 
 /** A tool call as crabtalk announces it (the daemon feed carries no call ids). */
@@ -189,7 +190,9 @@ export class CrabtalkConversation {
   }
 }
 
+/** JSON-string arguments, parsed; kept as text when they are not JSON or nest too deep. */
 function parseArguments(text: string): unknown {
+  if (jsonDeeperThan(text, DEFAULT_MAX_JSON_DEPTH)) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -10,6 +10,7 @@ import type {
   StreamDecoder,
 } from './parse-result.js';
 import { isRecord } from './parse-result.js';
+import { DEFAULT_MAX_JSON_DEPTH, jsonDeeperThan } from './json-depth.js';
 
 /** Dialects that can be named on input. `auto` decides from each line's shape. */
 export type InputDialect = 'auto' | Exclude<DialectName, 'native'>;
@@ -49,6 +50,7 @@ export function createLineDecoder(dialect: InputDialect, stream: StreamContext):
   let locked: Dialect | undefined =
     dialect === 'auto' ? undefined : DIALECTS.find((d) => d.name === dialect);
   const fixed = locked !== undefined;
+  const maxDepth = stream.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
 
   const decodeValue = (value: unknown): LineResult => {
     if (locked !== undefined) {
@@ -83,6 +85,17 @@ export function createLineDecoder(dialect: InputDialect, stream: StreamContext):
       return locked?.name;
     },
     decodeLine(line) {
+      if (jsonDeeperThan(line, maxDepth)) {
+        return {
+          dialect: locked?.name ?? 'unknown',
+          result: {
+            ok: false,
+            outcome: 'rejected',
+            reason: 'json_too_deep',
+            message: `JSON nested deeper than ${maxDepth} levels (limit maxJsonDepth)`,
+          },
+        };
+      }
       let value: unknown;
       try {
         value = JSON.parse(line);

@@ -11,7 +11,8 @@ export type RejectReason =
   | 'schema'
   | 'undetected_dialect'
   | 'line_too_long'
-  | 'invalid_utf8';
+  | 'invalid_utf8'
+  | 'json_too_deep';
 
 /** The outcome of decoding one input (a line, a frame) of a dialect: zero or more canonical events. */
 export type ParseResult =
@@ -48,6 +49,8 @@ export interface StreamContext {
   readonly scope: string;
   /** Arrival time of the current input, strictly increasing within the stream. */
   arrival(): HrTime;
+  /** Deepest JSON nesting accepted in a line (and in JSON-string tool arguments). Default: 64. */
+  readonly maxJsonDepth?: number;
 }
 
 /** Decodes the inputs of one stream; may keep state (run boundaries, tool names). */

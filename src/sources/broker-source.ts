@@ -34,3 +34,41 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
     );
   });
 }
+
+/**
+ * Keeps a consuming loop going through a lost broker connection: the loss is reported once, each
+ * retry waits longer (250 ms doubling to 5 s), and the recovery is reported when it comes.
+ */
+export class ConnectionWatch {
+  private lostSince: number | undefined;
+  private backoffMillis = 250;
+
+  constructor(
+    private readonly broker: string,
+    private readonly report: (message: string) => void,
+  ) {}
+
+  /** A read succeeded. */
+  ok(): void {
+    if (this.lostSince === undefined) return;
+    const seconds = ((Date.now() - this.lostSince) / 1000).toFixed(1);
+    this.report(`${this.broker} is back after ${seconds} s; consuming again`);
+    this.lostSince = undefined;
+    this.backoffMillis = 250;
+  }
+
+  /** The connection is gone: reported the first time. */
+  lost(error: unknown): void {
+    if (this.lostSince !== undefined) return;
+    this.lostSince = Date.now();
+    const detail = error instanceof Error ? error.message : String(error);
+    this.report(`lost ${this.broker} (${detail}); retrying until it is back`);
+  }
+
+  /** A read failed: report (the first time) and wait before the next try. */
+  async failed(error: unknown, signal: AbortSignal): Promise<void> {
+    this.lost(error);
+    await pause(this.backoffMillis, signal);
+    this.backoffMillis = Math.min(this.backoffMillis * 2, 5000);
+  }
+}

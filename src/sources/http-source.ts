@@ -6,6 +6,7 @@ import { INPUT_DIALECTS } from '../dialects/detect.js';
 import type { InputDialect } from '../dialects/detect.js';
 import type { AgentOtelSink, EventStream, HandleResult } from '../sink.js';
 import { createBearerCheck } from './bearer-auth.js';
+import { ClientRateLimit } from './rate-limit.js';
 
 export interface HttpSourceOptions {
   readonly host: string;
@@ -16,6 +17,8 @@ export interface HttpSourceOptions {
   readonly maxLineBytes: number;
   /** Dialect when the request names none. */
   readonly dialect: InputDialect;
+  /** Requests per second one client (remote address) may make, twice that in a burst; beyond it 429. */
+  readonly maxRequestsPerSecond: number;
   /** Serve HTTPS with this PEM certificate and key. */
   readonly tls?: { readonly cert: string; readonly key: string } | undefined;
 }
@@ -53,6 +56,7 @@ export async function startHttpSource(
 ): Promise<HttpSource> {
   const authorized = options.token === undefined ? () => true : createBearerCheck(options.token);
   const named = new Map<string, EventStream>();
+  const rate = new ClientRateLimit(options.maxRequestsPerSecond);
   let requests = 0;
   let draining = false;
 
@@ -69,6 +73,19 @@ export async function startHttpSource(
   };
 
   const handleEvents = async (req: IncomingMessage, res: ServerResponse) => {
+    const wait = rate.take(req.socket.remoteAddress ?? 'unknown');
+    if (wait > 0) {
+      sink.limitHit(
+        'request_rate',
+        `a client sent more than ${options.maxRequestsPerSecond} requests per second; it is answered 429`,
+      );
+      return send(
+        res,
+        429,
+        { error: `more than ${options.maxRequestsPerSecond} requests per second` },
+        { 'retry-after': String(wait) },
+      );
+    }
     if (!authorized(req.headers.authorization)) {
       return send(
         res,

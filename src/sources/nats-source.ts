@@ -4,7 +4,7 @@ import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { BrokerSource } from './broker-source.js';
 import type { Delivery } from './delivery-ledger.js';
-import { pause } from './broker-source.js';
+import { ConnectionWatch, pause } from './broker-source.js';
 
 export interface NatsSourceOptions {
   readonly url: string;
@@ -16,6 +16,8 @@ export interface NatsSourceOptions {
   /** The consumer's max_ack_pending: the most messages held unacknowledged at once. */
   readonly maxAckPending: number;
   readonly batchSize: number;
+  /** Told when the connection is lost and when it is back. Default: silent. */
+  readonly report?: (message: string) => void;
 }
 
 /**
@@ -26,6 +28,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
   let nc: NatsConnection | undefined;
   let pendingAtStart = 0;
   const stopping = new AbortController();
+  const watch = new ConnectionWatch('NATS JetStream', options.report ?? (() => undefined));
   const description = `${options.url} stream ${options.stream} subject ${options.subject} (durable ${options.durable})`;
 
   const ensureConsumer = async (jsm: JetStreamManager) => {
@@ -64,6 +67,14 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
         name: 'agent-otel-bridge',
       });
       await ensureConsumer(await jetstreamManager(nc));
+      // The client reconnects by itself (pulls wait meanwhile); say when it drops and is back.
+      const connection = nc;
+      void (async () => {
+        for await (const status of connection.status()) {
+          if (status.type === 'disconnect') watch.lost(`disconnected from ${status.server}`);
+          else if (status.type === 'reconnect') watch.ok();
+        }
+      })();
     },
     async run(onMessage, canPull) {
       if (nc === undefined) throw new Error('open() first');
@@ -102,10 +113,17 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           await pause(50, stopping.signal);
           continue;
         }
-        const batch = await consumer.fetch({ max_messages: options.batchSize, expires: 1000 });
-        for await (const message of batch) {
-          onMessage(message.string(), toDelivery(message));
-          if (stopping.signal.aborted) batch.stop();
+        try {
+          const batch = await consumer.fetch({ max_messages: options.batchSize, expires: 1000 });
+          for await (const message of batch) {
+            watch.ok();
+            onMessage(message.string(), toDelivery(message));
+            if (stopping.signal.aborted) batch.stop();
+          }
+        } catch (error) {
+          // The server restarted or the connection dropped: the client reconnects by itself, and
+          // the durable consumer resumes where its acknowledgements left it.
+          await watch.failed(error, stopping.signal);
         }
       }
     },

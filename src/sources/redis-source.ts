@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import type { BrokerSource } from './broker-source.js';
-import { pause } from './broker-source.js';
+import { ConnectionWatch, pause } from './broker-source.js';
 
 export interface RedisSourceOptions {
   readonly url: string;
@@ -10,6 +10,8 @@ export interface RedisSourceOptions {
   /** Entries of other consumers idle this long are claimed at start (a crashed consumer's). */
   readonly claimIdleMillis: number;
   readonly batchSize: number;
+  /** Told when the connection is lost and when it is back. Default: silent. */
+  readonly report?: (message: string) => void;
 }
 
 type Client = ReturnType<typeof createClient>;
@@ -103,6 +105,7 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
         cursor = claimed.nextId;
         if (cursor === '0-0') break;
       }
+      const watch = new ConnectionWatch('Redis', options.report ?? (() => undefined));
       while (!stopping.signal.aborted) {
         const due = retries.filter((r) => r.at <= Date.now());
         for (const retry of due) {
@@ -113,7 +116,17 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
           await pause(50, stopping.signal);
           continue;
         }
-        for (const entry of await read('>', 500)) deliver(entry, onMessage);
+        let entries: Entry[];
+        try {
+          entries = await read('>', 500);
+          watch.ok();
+        } catch (error) {
+          // Redis restarted or the connection dropped: the client reconnects by itself; entries
+          // delivered before stay in this consumer's pending list until they are acknowledged.
+          await watch.failed(error, stopping.signal);
+          continue;
+        }
+        for (const entry of entries) deliver(entry, onMessage);
       }
     },
     stop() {

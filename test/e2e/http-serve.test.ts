@@ -270,3 +270,57 @@ describe('serve over TLS', () => {
     expect(result.stderr).toBe('agent-otel-bridge: --tls-cert and --tls-key go together\n');
   });
 });
+
+describe('serve request rate', () => {
+  it('answers 429 with Retry-After beyond the per-client rate, counts it and recovers', async () => {
+    const receiver = await startOtlpReceiver();
+    const prometheusPort = await freePort();
+    const cli = startCli(
+      [
+        'serve',
+        '--port',
+        '0',
+        '--max-requests-per-second',
+        '5',
+        '--prometheus-port',
+        String(prometheusPort),
+      ],
+      { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    );
+    try {
+      await cli.waitForStderr(/listening on (http:\/\/\S+)\/v1\/events/);
+      const url = /listening on (http:\/\/\S+)\/v1\/events/.exec(cli.stderr())![1]!;
+      const one = async () => {
+        const response = await fetch(`${url}/v1/events`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-ndjson' },
+          body: run(900).split('\n')[0]!,
+        });
+        await response.arrayBuffer();
+        return { status: response.status, retryAfter: response.headers.get('retry-after') };
+      };
+      const burst = [];
+      for (let i = 0; i < 14; i += 1) burst.push(await one());
+      // A burst of twice the rate goes through (a little more: tokens refill as it runs).
+      const accepted = burst.filter((r) => r.status === 200).length;
+      expect(accepted).toBeGreaterThanOrEqual(10);
+      expect(accepted).toBeLessThan(14);
+      const limited = burst.filter((r) => r.status === 429);
+      expect(limited.every((r) => r.retryAfter === '1')).toBe(true);
+      // Health checks are not rate limited.
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 1100));
+      expect((await one()).status).toBe(200);
+      const text = await (await fetch(`http://127.0.0.1:${prometheusPort}/metrics`)).text();
+      const hits =
+        /^agent_bridge_limits_hit_total\{[^}]*agent_bridge_limit="request_rate"[^}]*\} (\d+)/m.exec(
+          text,
+        );
+      expect(Number(hits?.[1])).toBe(limited.length);
+      expect(cli.stderr().match(/requests per second/g)).toHaveLength(1);
+    } finally {
+      await cli.stop('SIGKILL');
+      await receiver.close();
+    }
+  });
+});

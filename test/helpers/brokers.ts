@@ -11,8 +11,9 @@ export async function publishToNats(
   stream: string,
   subject: string,
   lines: readonly string[],
+  url = NATS_URL,
 ): Promise<void> {
-  const nc = await connect({ servers: NATS_URL });
+  const nc = await connect({ servers: url });
   try {
     const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: stream, subjects: [subject] });
@@ -26,8 +27,9 @@ export async function publishToNats(
 export async function natsConsumerInfo(
   stream: string,
   durable: string,
+  url = NATS_URL,
 ): Promise<{ numAckPending: number; delivered: number; ackFloor: number }> {
-  const nc = await connect({ servers: NATS_URL });
+  const nc = await connect({ servers: url });
   try {
     const info = await (await jetstreamManager(nc)).consumers.info(stream, durable);
     return {
@@ -50,8 +52,12 @@ export async function deleteNatsStream(stream: string): Promise<void> {
 }
 
 /** `XADD <key> * event <json>` per line, as behest's RedisStreamsPublisher does. */
-export async function publishToRedis(key: string, lines: readonly string[]): Promise<void> {
-  const client = createClient({ url: REDIS_URL });
+export async function publishToRedis(
+  key: string,
+  lines: readonly string[],
+  url = REDIS_URL,
+): Promise<void> {
+  const client = createClient({ url });
   await client.connect();
   try {
     for (const line of lines) await client.xAdd(key, '*', { event: line });
@@ -60,8 +66,8 @@ export async function publishToRedis(key: string, lines: readonly string[]): Pro
   }
 }
 
-export async function redisPending(key: string, group: string): Promise<number> {
-  const client = createClient({ url: REDIS_URL });
+export async function redisPending(key: string, group: string, url = REDIS_URL): Promise<number> {
+  const client = createClient({ url });
   await client.connect();
   try {
     const summary = await client.xPending(key, group);

@@ -113,3 +113,129 @@ describe('per-run limits', () => {
     expect(h.sink.handleJson(sameTime('a'))).toMatchObject({ outcome: 'duplicate' });
   });
 });
+
+describe('span and input limits', () => {
+  afterEach(() => {
+    diag.disable();
+    warnings.length = 0;
+  });
+
+  const time = (i: number): [number, number] => [1748779200 + i, 0];
+
+  it('keeps at most maxEventsPerSpan events on a span, counts the rest and says so once', async () => {
+    diag.setLogger(logger, DiagLogLevel.WARN);
+    const h = createHarness({ maxEventsPerSpan: 3 });
+    const lines = [
+      behest('RunStarted', RUN_A, '00', {}),
+      ...Array.from({ length: 5 }, (_, i) =>
+        behest('DoomLoopDetected', RUN_A, `0${i + 1}`, { description: `loop ${i}` }),
+      ),
+      behest('RunCompleted', RUN_A, '09', {}),
+    ];
+    expect(h.feed(lines.join('\n')).every((r) => r.outcome === 'accepted')).toBe(true);
+    const run = h.spans().find((s) => s.name === 'invoke_agent')!;
+    expect(run.events.map((e) => e.attributes?.['agent.doom_loop.description'])).toEqual([
+      'loop 0',
+      'loop 1',
+      'loop 2',
+    ]);
+    // Every doom loop still counts in its own metric; only the span events are bounded.
+    expect(await h.sum('agent.doom_loops')).toBe(5);
+    expect(
+      await h.sum('agent_bridge.limits.hit', { 'agent_bridge.limit': 'events_per_span' }),
+    ).toBe(2);
+    expect(warnings.filter((w) => w.includes('events'))).toHaveLength(1);
+  });
+
+  it('bounds the tool-call events kept for a model call until its span is created', () => {
+    const h = createHarness({ maxEventsPerSpan: 2 });
+    h.feed(
+      [
+        behest('RunStarted', RUN_A, '00', {}),
+        behest('ModelStarted', RUN_A, '01', { iteration: 1, model: 'm' }),
+        ...Array.from({ length: 4 }, (_, i) =>
+          behest('ToolCallCompleted', RUN_A, `02.${i}`, {
+            call: { id: `c${i}`, name: 't', arguments: {} },
+          }),
+        ),
+        behest('RunCompleted', RUN_A, '09', {}),
+      ].join('\n'),
+    );
+    const chat = h.spans().find((s) => s.name === 'chat m')!;
+    expect(chat.events.map((e) => e.attributes?.['gen_ai.tool.call.id'])).toEqual(['c0', 'c1']);
+  });
+
+  it('keeps at most maxAttributesPerSpan runtime-specific attributes on a span', async () => {
+    const h = createHarness({ maxAttributesPerSpan: 3 });
+    h.sink.handle({ type: 'RunStarted', runId: RUN_A, time: time(0) });
+    const annotation = (i: number, attributes: Record<string, string>) =>
+      h.sink.handle({ type: 'Annotation', runId: RUN_A, time: time(i), target: 'run', attributes });
+    annotation(1, { 'x.a': '1', 'x.b': '2' });
+    annotation(2, { 'x.c': '3', 'x.d': '4' });
+    annotation(3, { 'x.e': '5' });
+    h.sink.handle({ type: 'RunCompleted', runId: RUN_A, time: time(4) });
+    const run = h.spans().find((s) => s.name === 'invoke_agent')!;
+    expect(Object.keys(run.attributes).filter((k) => k.startsWith('x.'))).toEqual([
+      'x.a',
+      'x.b',
+      'x.c',
+    ]);
+    expect(
+      await h.sum('agent_bridge.limits.hit', { 'agent_bridge.limit': 'attributes_per_span' }),
+    ).toBe(2);
+  });
+
+  it('cuts free texts to maxAttributeLength after scrubbing them', async () => {
+    const h = createHarness({ maxAttributeLength: 40 });
+    const error = `token=abcdefghijklmnop ${'x'.repeat(10_000)}`;
+    h.feed(
+      [behest('RunStarted', RUN_A, '00', {}), behest('RunFailed', RUN_A, '01', { error })].join(
+        '\n',
+      ),
+    );
+    const run = h.spans().find((s) => s.name === 'invoke_agent')!;
+    const message = run.status.message!;
+    expect(message.startsWith('token=[REDACTED] xxx')).toBe(true);
+    expect(message.endsWith('…[truncated]')).toBe(true);
+    expect(message.length).toBe(40 + '…[truncated]'.length);
+    expect(run.events[0]!.attributes?.['exception.message']).toBe(message);
+    expect(
+      await h.sum('agent_bridge.limits.hit', { 'agent_bridge.limit': 'attribute_length' }),
+    ).toBeGreaterThanOrEqual(1);
+  });
+
+  it('rejects lines nested deeper than maxJsonDepth before parsing them', async () => {
+    const h = createHarness({ maxJsonDepth: 8 });
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const deep = `{"ToolCallCompleted":{"run_id":"${RUN_A}","call":{"id":"c","name":"t","arguments":${nested(7)}},"timestamp":"2025-06-01T12:00:01Z"}}`;
+    const shallow = `{"ToolCallCompleted":{"run_id":"${RUN_A}","call":{"id":"c","name":"t","arguments":${nested(4)}},"timestamp":"2025-06-01T12:00:01Z"}}`;
+    // Brackets inside strings are text, not nesting.
+    const inString = behest('RunFailed', RUN_A, '02', { error: '[[[[[[[[[[[[[[[[[[[[' });
+    const results = h.feed(
+      [behest('RunStarted', RUN_A, '00', {}), deep, shallow, inString].join('\n'),
+    );
+    expect(results.map((r) => r.reason ?? r.outcome)).toEqual([
+      'accepted',
+      'json_too_deep',
+      'accepted',
+      'accepted',
+    ]);
+    expect(results[1]!.message).toBe('JSON nested deeper than 8 levels (limit maxJsonDepth)');
+    expect(await h.sum('agent_bridge.events', { 'agent_bridge.reason': 'json_too_deep' })).toBe(1);
+  });
+
+  it('rejects a million levels of nesting without parsing them', () => {
+    const h = createHarness();
+    const result = h.sink.handleJson(`${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`);
+    expect(result).toMatchObject({ outcome: 'rejected', reason: 'json_too_deep' });
+  });
+
+  it('refuses limits that are not positive integers', () => {
+    expect(() => createHarness({ maxEventsPerSpan: 0 })).toThrow(
+      'maxEventsPerSpan must be a positive integer, got 0',
+    );
+    const fromEnv = createHarness({ env: { AGENT_OTEL_BRIDGE_MAX_JSON_DEPTH: '2' } });
+    expect(fromEnv.sink.handleJson('[[[]]]')).toMatchObject({ reason: 'json_too_deep' });
+    expect(fromEnv.sink.handleJson('[[]]')).toMatchObject({ reason: 'not_an_object' });
+  });
+});
