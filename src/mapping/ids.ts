@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 const UUID = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
 const INVALID_TRACE_ID = '0'.repeat(32);
@@ -25,7 +25,7 @@ export function toSpanId(traceId: string, role: string): string {
 }
 
 function sha256Hex(input: string, hexLength: number, invalid: string): string {
-  const hex = createHash('sha256').update(input).digest('hex').slice(0, hexLength);
+  const hex = hash('sha256', input, 'hex').slice(0, hexLength);
   // An all-zero id is invalid in OpenTelemetry; it is astronomically unlikely, but never emit it.
   return hex === invalid ? `${hex.slice(0, -1)}1` : hex;
 }

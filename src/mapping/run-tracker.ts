@@ -202,6 +202,12 @@ export class RunTracker {
     this.runs.delete(run.runId);
     endRun(this.ctx, run, ending);
     this.outcomes[ending.outcome] += 1;
+    // Remembered before the listener hears of it, so that the listener may forget it at once.
+    this.finished.set(run.runId, terminalKey ?? '');
+    if (this.finished.size > this.ctx.finishedRunMemory) {
+      const oldest = this.finished.keys().next();
+      if (oldest.done !== true) this.finished.delete(oldest.value);
+    }
     if (this.ctx.onRunEnd !== undefined) {
       try {
         this.ctx.onRunEnd({
@@ -216,11 +222,6 @@ export class RunTracker {
       } catch {
         // A listener's failure must not break the mapping.
       }
-    }
-    this.finished.set(run.runId, terminalKey ?? '');
-    if (this.finished.size > this.ctx.finishedRunMemory) {
-      const oldest = this.finished.keys().next();
-      if (oldest.done !== true) this.finished.delete(oldest.value);
     }
   }
 }

@@ -38,12 +38,15 @@ interface Exporting {
 export class DeliveryLedger implements ExportListener {
   private readonly open = new Map<string, Delivery[]>();
   private readonly exportingByTrace = new Map<string, Exporting>();
-  private readonly exportingByRun = new Map<string, Exporting>();
+  // Ended runs whose messages are not settled yet (spans exporting, or awaiting metrics): a
+  // message of such a run (its terminal one is settled just after the run ends) joins them.
+  private readonly endedByRun = new Map<string, Exporting>();
   private readonly earlyTallies = new Map<string, number>();
   private readonly failedTraces = new Set<string>();
   private awaitingMetrics: Exporting[] = [];
   private heldCount = 0;
-  private failing = false;
+  // Signals whose last export failed; an outage lasts while one of them is failing.
+  private readonly failing = new Set<'spans' | 'metrics'>();
   private redeliveryDelayMillis = 1000;
 
   constructor(
@@ -60,8 +63,7 @@ export class DeliveryLedger implements ExportListener {
   /** Every held message (for keep-alives). */
   *held(): Iterable<Delivery> {
     for (const list of this.open.values()) yield* list;
-    for (const entry of this.exportingByRun.values()) yield* entry.deliveries;
-    for (const entry of this.awaitingMetrics) yield* entry.deliveries;
+    for (const entry of this.endedByRun.values()) yield* entry.deliveries;
   }
 
   /** Records what the sink did with a message. */
@@ -71,9 +73,9 @@ export class DeliveryLedger implements ExportListener {
       return;
     }
     this.heldCount += 1;
-    const exporting = this.exportingByRun.get(result.runId);
-    if (exporting !== undefined) {
-      exporting.deliveries.push(delivery);
+    const ended = this.endedByRun.get(result.runId);
+    if (ended !== undefined) {
+      ended.deliveries.push(delivery);
       return;
     }
     const list = this.open.get(result.runId);
@@ -92,14 +94,20 @@ export class DeliveryLedger implements ExportListener {
     };
     this.open.delete(run.runId);
     this.earlyTallies.delete(run.traceId);
-    this.exportingByRun.set(run.runId, entry);
+    this.endedByRun.set(run.runId, entry);
     this.exportingByTrace.set(run.traceId, entry);
-    if (this.failedTraces.delete(run.traceId)) this.fail(run.traceId, entry);
-    else this.checkSpans(run.traceId, entry);
+    if (this.failedTraces.delete(run.traceId)) {
+      // Some of its spans already failed to export. The run ends while its terminal message is
+      // being handled, before that message is settled: fail it right after, with that message.
+      queueMicrotask(() => {
+        if (this.exportingByTrace.get(run.traceId) === entry) this.fail(run.traceId, entry);
+      });
+    } else this.checkSpans(run.traceId, entry);
   }
 
   spansExported(perTrace: ReadonlyMap<string, number>): void {
-    this.recover();
+    this.redeliveryDelayMillis = 1000;
+    this.recover('spans');
     for (const [traceId, count] of perTrace) {
       const entry = this.exportingByTrace.get(traceId);
       if (entry === undefined)
@@ -112,59 +120,57 @@ export class DeliveryLedger implements ExportListener {
   }
 
   spansFailed(traceIds: ReadonlySet<string>, error: Error | undefined): void {
-    this.outage(`span export failed: ${error?.message ?? 'unknown error'}`);
+    this.outage('spans', `span export failed: ${error?.message ?? 'unknown error'}`);
     for (const traceId of traceIds) {
       const entry = this.exportingByTrace.get(traceId);
       if (entry === undefined) this.failedTraces.add(traceId);
       else this.fail(traceId, entry);
     }
+    // The next failure waits longer: the delay grows with the outage, not with the runs it hit.
+    this.redeliveryDelayMillis = Math.min(
+      this.redeliveryDelayMillis * 2,
+      this.maxRedeliveryDelayMillis,
+    );
   }
 
   metricsExported(collectedAtMillis: number): void {
-    this.recover();
+    this.recover('metrics');
     const durable = this.awaitingMetrics.filter((e) => e.endedAt <= collectedAtMillis);
     this.awaitingMetrics = this.awaitingMetrics.filter((e) => e.endedAt > collectedAtMillis);
     for (const entry of durable) this.release(entry, (d) => d.ack());
   }
 
   metricsFailed(error: Error | undefined): void {
-    this.outage(`metric export failed: ${error?.message ?? 'unknown error'}`);
+    this.outage('metrics', `metric export failed: ${error?.message ?? 'unknown error'}`);
   }
 
   private checkSpans(traceId: string, entry: Exporting): void {
     if (entry.exported < entry.spanCount) return;
     this.exportingByTrace.delete(traceId);
-    this.exportingByRun.delete(entry.runId);
     this.awaitingMetrics.push(entry);
   }
 
   private fail(traceId: string, entry: Exporting): void {
     this.exportingByTrace.delete(traceId);
-    this.exportingByRun.delete(entry.runId);
     this.events.forgetRun(entry.runId);
     const delay = this.redeliveryDelayMillis;
-    this.redeliveryDelayMillis = Math.min(
-      this.redeliveryDelayMillis * 2,
-      this.maxRedeliveryDelayMillis,
-    );
     this.release(entry, (d) => d.nak(delay));
   }
 
   private release(entry: Exporting, settle: (d: Delivery) => void): void {
+    if (this.endedByRun.get(entry.runId) === entry) this.endedByRun.delete(entry.runId);
     for (const delivery of entry.deliveries) settle(delivery);
     this.heldCount -= entry.deliveries.length;
   }
 
-  private outage(message: string): void {
-    if (this.failing) return;
-    this.failing = true;
-    this.events.outage(message);
+  private outage(signal: 'spans' | 'metrics', message: string): void {
+    const wasFailing = this.failing.size > 0;
+    this.failing.add(signal);
+    if (!wasFailing) this.events.outage(message);
   }
 
-  private recover(): void {
-    this.redeliveryDelayMillis = 1000;
-    if (!this.failing) return;
-    this.failing = false;
+  private recover(signal: 'spans' | 'metrics'): void {
+    if (!this.failing.delete(signal) || this.failing.size > 0) return;
     this.events.recovered();
   }
 }

@@ -119,7 +119,11 @@ describe.each(brokers)('SIGTERM under load, $name', (broker) => {
       60_000,
       `all ${runIds.size} runs at the receiver`,
     );
-    await waitFor(async () => (await broker.unacknowledged(lines.length)) === 0, 20_000, 'all acked');
+    await waitFor(
+      async () => (await broker.unacknowledged(lines.length)) === 0,
+      20_000,
+      'all acked',
+    );
     const outcomes = new Set(
       receiver.spans
         .filter((s) => s.name.startsWith('invoke_agent'))

@@ -20,6 +20,11 @@ export interface OtlpReceiver {
   refusing: { readonly status: number; readonly retryAfterSeconds?: number } | undefined;
   /** Requests refused so far. */
   readonly refused: number;
+  /**
+   * While set, requests to `path` (both paths when absent) fail this way: a status (with
+   * Retry-After when given), no answer at all (`hang`), or the connection closed (`close`).
+   */
+  fault: ReceiverFault | undefined;
   /** Delay before answering each request (a slow collector). */
   delayMillis: number;
   /** Stops listening (connections are refused) until `listenAgain()` on the same port. */
@@ -31,6 +36,13 @@ export interface OtlpReceiver {
   close(): Promise<void>;
 }
 
+export interface ReceiverFault {
+  readonly path?: '/v1/traces' | '/v1/metrics';
+  readonly kind: 'status' | 'hang' | 'close';
+  readonly status?: number;
+  readonly retryAfterSeconds?: number;
+}
+
 export interface ReceiverOptions {
   /** Called when a request has arrived, before it is answered (e.g. to kill the sender). */
   readonly onRequest?: (path: string) => void;
@@ -39,6 +51,7 @@ export interface ReceiverOptions {
 export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<OtlpReceiver> {
   const byInstance = new Map<string, OtlpMetric[]>();
   let refusing: OtlpReceiver['refusing'];
+  let fault: ReceiverFault | undefined;
   let refused = 0;
   let delayMillis = 0;
   const spans: OtlpSpan[] = [];
@@ -51,6 +64,20 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       options.onRequest?.(req.url ?? '');
+      if (fault !== undefined && (fault.path === undefined || fault.path === req.url)) {
+        refused += 1;
+        if (fault.kind === 'hang') return; // the exporter's timeout ends it
+        if (fault.kind === 'close') {
+          req.socket.destroy();
+          return;
+        }
+        const headers =
+          fault.retryAfterSeconds === undefined
+            ? {}
+            : { 'retry-after': String(fault.retryAfterSeconds) };
+        res.writeHead(fault.status ?? 503, headers).end();
+        return;
+      }
       if (refusing !== undefined) {
         refused += 1;
         const headers =
@@ -109,6 +136,12 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
     },
     set refusing(value) {
       refusing = value;
+    },
+    get fault() {
+      return fault;
+    },
+    set fault(value) {
+      fault = value;
     },
     get refused() {
       return refused;

@@ -8,6 +8,21 @@ import { createHarness, spanByName } from '../helpers/harness.js';
 const T0 = 1748779200;
 
 describe('run lifecycle', () => {
+  it('lets onRunEnd forget the run at once, so that its redelivered events rebuild it', () => {
+    let forget: (runId: string) => void = () => undefined;
+    const h = createHarness({ onRunEnd: (run) => forget(run.runId) });
+    forget = (runId) => h.sink.forgetRun(runId);
+    const first = h.feed(toolRun().join('\n'));
+    const again = h.feed(toolRun().join('\n'));
+    expect(first.every((r) => r.outcome === 'accepted')).toBe(true);
+    expect(again.map((r) => r.outcome)).toEqual(first.map((r) => r.outcome));
+    const runs = h
+      .spans()
+      .filter((s) => s.attributes['agent.run.id'] === RUN_A && s.parentSpanContext === undefined);
+    expect(runs).toHaveLength(2);
+    expect(runs[0]!.spanContext().spanId).toBe(runs[1]!.spanContext().spanId);
+  });
+
   afterEach(() => {
     vi.useRealTimers();
   });

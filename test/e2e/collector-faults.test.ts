@@ -1,0 +1,132 @@
+// The collector failing in each way, for traces and for metrics separately, while the bridge
+// consumes Redis: nothing is acknowledged before it is exported, and once the collector recovers
+// every run arrives and every message is acknowledged.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'vitest';
+import { deleteRedisKey, publishToRedis, REDIS_URL, redisPending } from '../helpers/brokers.js';
+import { startCli } from '../helpers/cli.js';
+import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import type { ReceiverFault } from '../helpers/otlp-receiver.js';
+import { expectedFingerprints, waitFor, wireFingerprint } from '../helpers/wire-spans.js';
+
+const FILES = ['tools-success-failure', 'doom-loop', 'concurrent'].map((name) =>
+  fileURLToPath(new URL(`../fixtures/behest/${name}.ndjson`, import.meta.url)),
+);
+const LINES = FILES.flatMap((f) => readFileSync(f, 'utf8').trim().split('\n'));
+
+const kinds: [string, Omit<ReceiverFault, 'path'>][] = [
+  ['500', { kind: 'status', status: 500 }],
+  ['503', { kind: 'status', status: 503 }],
+  ['429 with Retry-After', { kind: 'status', status: 429, retryAfterSeconds: 1 }],
+  ['429 without Retry-After', { kind: 'status', status: 429 }],
+  ['no answer', { kind: 'hang' }],
+  ['closed connections', { kind: 'close' }],
+];
+const scenarios = (['/v1/traces', '/v1/metrics'] as const).flatMap((path) =>
+  kinds.map(([name, fault]) => [`${path}: ${name}`, { ...fault, path }] as const),
+);
+
+describe.concurrent('collector faults', () => {
+  for (const [name, fault] of scenarios) {
+    it(`${name}: holds acknowledgements, then loses nothing`, async ({ expect }) => {
+      const key = `aob:faults:${randomUUID().slice(0, 8)}`;
+      const receiver = await startOtlpReceiver();
+      receiver.fault = fault;
+      await publishToRedis(key, LINES);
+      const cli = startCli(
+        ['redis', '--url', REDIS_URL, '--stream', key, '--group', 'bridge', '--consumer', 'c1'],
+        {
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_EXPORTER_OTLP_TIMEOUT: '1000',
+          OTEL_METRIC_EXPORT_INTERVAL: '400',
+          OTEL_BSP_SCHEDULE_DELAY: '100',
+        },
+      );
+      try {
+        await waitFor(() => receiver.refused >= 2, 20_000, 'the fault exercised twice');
+        // Nothing is acknowledged while one signal cannot be exported.
+        expect(await redisPending(key, 'bridge')).toBeGreaterThan(0);
+        receiver.fault = undefined;
+        const expected = expectedFingerprints(FILES);
+        await waitFor(
+          () => [...expected].every((f) => receiver.spans.some((s) => wireFingerprint(s) === f)),
+          45_000,
+          'every span after recovery',
+        );
+        await waitFor(
+          async () => (await redisPending(key, 'bridge')) === 0,
+          30_000,
+          'all acked',
+        ).catch(async (e) => {
+          const r = await cli.stop('SIGTERM');
+          (await import('node:fs')).appendFileSync(
+            '/tmp/cf-debug.txt',
+            [
+              'DEBUG ' + name,
+              String(await redisPending(key, 'bridge')),
+              r.stdout,
+              r.stderr,
+              String(receiver.spans.length),
+            ].join('\n') + '\n',
+          );
+          throw e;
+        });
+        const copies = new Map<string, Set<string>>();
+        for (const s of receiver.spans)
+          copies.set(s.spanId, (copies.get(s.spanId) ?? new Set()).add(wireFingerprint(s)));
+        expect([...copies.values()].every((c) => c.size === 1)).toBe(true);
+        const stopped = await cli.stop('SIGTERM');
+        expect(stopped.code).toBe(0);
+        // Each outage is reported once and its end too (an export already in flight when the
+        // collector recovers may fail and open a second, short one).
+        const news = stopped.stderr.match(/export (outage|recovered)/g) ?? [];
+        expect(news.length).toBeGreaterThan(0);
+        expect(
+          news.every((n, i) => n === (i % 2 === 0 ? 'export outage' : 'export recovered')),
+        ).toBe(true);
+        expect(news.at(-1)).toBe('export recovered');
+      } finally {
+        await cli.stop('SIGKILL');
+        await receiver.close();
+        await deleteRedisKey(key);
+      }
+    }, 90_000);
+  }
+
+  it('starts while the collector is down and delivers everything once it is up', async ({
+    expect,
+  }) => {
+    const key = `aob:faults:${randomUUID().slice(0, 8)}`;
+    const receiver = await startOtlpReceiver();
+    await receiver.stopListening();
+    await publishToRedis(key, LINES);
+    const cli = startCli(
+      ['redis', '--url', REDIS_URL, '--stream', key, '--group', 'bridge', '--consumer', 'c1'],
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_TIMEOUT: '1000',
+        OTEL_METRIC_EXPORT_INTERVAL: '400',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      },
+    );
+    try {
+      await cli.waitForStderr(/export outage: /, 30_000);
+      expect(await redisPending(key, 'bridge')).toBeGreaterThan(0);
+      await receiver.listenAgain();
+      const expected = expectedFingerprints(FILES);
+      await waitFor(
+        () => [...expected].every((f) => receiver.spans.some((s) => wireFingerprint(s) === f)),
+        45_000,
+        'every span once the collector is up',
+      );
+      await waitFor(async () => (await redisPending(key, 'bridge')) === 0, 30_000, 'all acked');
+      expect((await cli.stop('SIGTERM')).code).toBe(0);
+    } finally {
+      await cli.stop('SIGKILL');
+      await receiver.close();
+      await deleteRedisKey(key);
+    }
+  }, 90_000);
+});
