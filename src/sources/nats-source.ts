@@ -97,10 +97,15 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           Date.now() < until &&
           redelivered.size < pendingAtStart
         ) {
-          const batch = await consumer.fetch({ max_messages: options.batchSize, expires: 1000 });
-          for await (const message of batch) {
-            recovered.set(message.seq, message);
-            if (message.info.deliveryCount > 1) redelivered.add(message.seq);
+          try {
+            const batch = await consumer.fetch({ max_messages: options.batchSize, expires: 1000 });
+            for await (const message of batch) {
+              recovered.set(message.seq, message);
+              if (message.info.deliveryCount > 1) redelivered.add(message.seq);
+            }
+          } catch (error) {
+            // A pull can fail (missed heartbeats under load, a reconnect): pull again.
+            await watch.failed(error, stopping.signal);
           }
           for (const message of recovered.values()) message.working();
         }

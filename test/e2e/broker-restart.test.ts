@@ -113,8 +113,12 @@ describe.each([
       `every run at the receiver after ${name} came back`,
     );
     await waitFor(async () => (await setup.pending(broker.url)) === 0, 20_000, 'nothing pending');
-    expect(bridge.stderr().match(/lost /g)).toHaveLength(1);
-    expect(bridge.stderr()).toMatch(/is back after [\d.]+ s; consuming again/);
+    // Every loss is reported once, and so is its end (a pull may also fail under load).
+    const news = bridge.stderr().match(/lost |is back after [\d.]+ s; consuming again/g) ?? [];
+    expect(news.length).toBeGreaterThanOrEqual(2);
+    expect(news.every((n, i) => (i % 2 === 0 ? n === 'lost ' : n.startsWith('is back')))).toBe(
+      true,
+    );
     // Redelivered duplicates, if any, are identical to the first copy.
     const bySpan = new Map<string, Set<string>>();
     for (const span of receiver.spans)
