@@ -32,7 +32,7 @@ const sizes = smoke
       openRuns: 100_000,
       fileMiB: 640,
       heapMiB: 64,
-      broker: 50_000,
+      broker: 150_000,
     };
 
 const rows = [];
@@ -67,6 +67,14 @@ row(
   `${fmt(ingest.parseEventsPerSecond)} JSON.parse alone`,
   `${(ingest.parseEventsPerSecond / ingest.eventsPerSecond).toFixed(1)}× slower`,
   '≥ 150,000/s',
+);
+
+row(
+  '  same, export off (read, parse, validate, map), events/s',
+  fmt(ingest.mapOnlyEventsPerSecond),
+  `${fmt(ingest.decodeEventsPerSecond)} parse + validate alone`,
+  `${(ingest.decodeEventsPerSecond / ingest.mapOnlyEventsPerSecond).toFixed(1)}× slower`,
+  '',
 );
 
 log('3/5 text-delta storms…');
