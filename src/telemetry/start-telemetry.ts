@@ -68,28 +68,6 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
     'service.instance.id': randomUUID(),
   }).merge(detectResources({ detectors: [envDetector] }));
 
-  const spanProcessors: SpanProcessor[] = [];
-  if (options.spanExporter !== undefined) {
-    spanProcessors.push(new SimpleSpanProcessor({ exporter: options.spanExporter }));
-  } else {
-    const name = resolveExporterName(env, 'OTEL_TRACES_EXPORTER');
-    if (name === 'otlp') {
-      const exporter = otlpTraceExporter(env);
-      const watched =
-        options.exportListener === undefined
-          ? exporter
-          : new WatchedSpanExporter(exporter, options.exportListener);
-      spanProcessors.push(batchProcessor(env, watched));
-    }
-    if (name === 'console')
-      spanProcessors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
-  }
-  const tracerProvider = new TracerProvider({
-    resource,
-    idGenerator: new AgentRunIdGenerator(),
-    spanProcessors,
-  });
-
   const readers: IMetricReader[] = [...(options.metricReaders ?? [])];
   const chosen = options.disableMetrics === true ? undefined : chooseMetricExporter(env);
   const metricExporter =
@@ -108,6 +86,28 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
     );
   }
   const meterProvider = new MeterProvider({ resource, readers });
+
+  const spanProcessors: SpanProcessor[] = [];
+  if (options.spanExporter !== undefined) {
+    spanProcessors.push(new SimpleSpanProcessor({ exporter: options.spanExporter }));
+  } else {
+    const name = resolveExporterName(env, 'OTEL_TRACES_EXPORTER');
+    if (name === 'otlp') {
+      const exporter = otlpTraceExporter(env);
+      const watched =
+        options.exportListener === undefined
+          ? exporter
+          : new WatchedSpanExporter(exporter, options.exportListener);
+      spanProcessors.push(batchProcessor(env, watched, meterProvider));
+    }
+    if (name === 'console')
+      spanProcessors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
+  }
+  const tracerProvider = new TracerProvider({
+    resource,
+    idGenerator: new AgentRunIdGenerator(),
+    spanProcessors,
+  });
 
   return {
     tracerProvider,
@@ -139,8 +139,16 @@ function chooseMetricExporter(env: Env): PushMetricExporter | undefined {
     : new OTLPMetricExporterProto();
 }
 
-/** The batch span processor as the OTEL_BSP_* variables configure it (SDK 3 reads them only in sdk-node). */
-function batchProcessor(env: Env, exporter: SpanExporter): SpanProcessor {
+/**
+ * The batch span processor as the OTEL_BSP_* variables configure it (SDK 3 reads them only in
+ * sdk-node). Spans dropped because its queue is full are counted in the SDK's own
+ * `otel.sdk.processor.span.processed{error.type="queue_full"}`, exported with the bridge's metrics.
+ */
+function batchProcessor(
+  env: Env,
+  exporter: SpanExporter,
+  selfObsMeterProvider: MeterProvider,
+): SpanProcessor {
   const delay = envMillis(env, 'OTEL_BSP_SCHEDULE_DELAY');
   const timeout = envMillis(env, 'OTEL_BSP_EXPORT_TIMEOUT');
   return new BatchSpanProcessor({
@@ -150,6 +158,7 @@ function batchProcessor(env: Env, exporter: SpanExporter): SpanProcessor {
       envMillis(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? DEFAULT_BSP_MAX_EXPORT_BATCH_SIZE,
     ...(delay === undefined ? {} : { scheduledDelayMillis: delay }),
     ...(timeout === undefined ? {} : { exportTimeoutMillis: timeout }),
+    selfObsMeterProvider,
   });
 }
 

@@ -10,7 +10,8 @@ describe('hostile JSON', () => {
     const results = h.feed(
       [
         behest('RunStarted', RUN_A, '00', {}),
-        behest('ModelStarted', RUN_A, '01', { iteration: 9007199254740993 }),
+        // 2^53 + 1, written as JSON text (a JavaScript literal would already have lost it).
+        `{"ModelStarted":{"run_id":"${RUN_A}","iteration":9007199254740993,"timestamp":"2025-06-01T12:00:01Z"}}`,
         '{"UsageRecorded":{"run_id":"' +
           RUN_A +
           '","usage":{"input_tokens":1e400,"output_tokens":18446744073709551616},"timestamp":"2025-06-01T12:00:02Z"}}',
