@@ -64,6 +64,7 @@ export async function runConsumer(
   say(`consuming ${source.description}; ${describeTraceDestination(io.env)}`);
   const started = performance.now();
   let messages = 0;
+  let pausedOnce = false;
   const keepAlive =
     source.keepAliveMillis === undefined
       ? undefined
@@ -84,7 +85,16 @@ export async function runConsumer(
         say(`message ${messages} rejected: ${result.message ?? result.reason ?? ''}`);
       ledger.settle(delivery, result);
     },
-    () => ledger.pending < options.maxPending,
+    () => {
+      if (ledger.pending < options.maxPending) return true;
+      if (!pausedOnce) {
+        pausedOnce = true;
+        say(
+          `holding ${ledger.pending} unacknowledged messages (--max-ack-pending ${options.maxPending}): pulling paused until runs finish (said once)`,
+        );
+      }
+      return false;
+    },
   );
   await Promise.race([stopped, running]);
 

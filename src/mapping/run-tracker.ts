@@ -122,7 +122,13 @@ export class RunTracker {
   private open(event: AgentEvent, dialect: DialectName, now: number): RunRecord {
     if (this.runs.size >= this.ctx.maxOpenRuns) {
       const oldest = this.runs.values().next();
-      if (oldest.done !== true) this.abandon(oldest.value, 'capacity');
+      if (oldest.done !== true) {
+        this.ctx.limitHit(
+          'open_runs',
+          `${this.ctx.maxOpenRuns} runs are open; the least recently active is ended as abandoned (maxOpenRuns)`,
+        );
+        this.abandon(oldest.value, 'capacity');
+      }
     }
     const parent = this.ctx.parentContext;
     const parentTraceId = parent === undefined ? undefined : trace.getSpanContext(parent)?.traceId;

@@ -111,6 +111,10 @@ export async function startHttpSource(
     }
     const body = await readBody(req, options.maxBodyBytes);
     if (body === undefined) {
+      sink.limitHit(
+        'body_size',
+        `a request body was larger than ${options.maxBodyBytes} bytes; it is answered 413`,
+      );
       res.on('finish', () => req.destroy());
       return send(
         res,

@@ -151,6 +151,10 @@ describe('agent-otel-bridge serve', () => {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(text).toMatch(/^agent_runs_total\{[^}]*agent_run_outcome="completed"[^}]*\} \d+/m);
     expect(text).toMatch(/^agent_bridge_events_total\{[^}]*agent_bridge_event_outcome="rejected"/m);
+    // The oversize body answered 413 above is counted.
+    expect(text).toMatch(
+      /^agent_bridge_limits_hit_total\{[^}]*agent_bridge_limit="body_size"[^}]*\} 1$/m,
+    );
   });
 
   it('answers health and readiness', async () => {

@@ -145,6 +145,7 @@ describe('run lifecycle', () => {
       'agent.run.outcome': 'abandoned',
     });
     expect(await h.sum('agent_bridge.runs.evicted', { 'agent_bridge.reason': 'capacity' })).toBe(1);
+    expect(await h.sum('agent_bridge.limits.hit', { 'agent_bridge.limit': 'open_runs' })).toBe(1);
     expect(h.sink.stats().runs.open).toBe(2);
   });
 
