@@ -42,7 +42,8 @@ export async function brokersBench({ events = 50_000 } = {}) {
   const stream = `AOB_BENCH_${id}`;
   await jsm.streams.add({ name: stream, subjects: [`bench.${id}`] });
   const js = jetstream(nc);
-  await Promise.all(lines.map((line) => js.publish(`bench.${id}`, line)));
+  for (let i = 0; i < lines.length; i += 5000)
+    await Promise.all(lines.slice(i, i + 5000).map((line) => js.publish(`bench.${id}`, line)));
   const natsSeconds = await measure(
     ['nats', '--stream', stream, '--subject', `bench.${id}`, '--durable', 'bench'],
     receiver.endpoint,

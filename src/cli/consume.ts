@@ -20,6 +20,8 @@ export interface ConsumeOptions {
 
 /** Metric export interval for long-running sources: acks wait for it (OTEL_METRIC_EXPORT_INTERVAL wins). */
 const SOURCE_METRIC_EXPORT_INTERVAL_MILLIS = 5000;
+/** Least time between two exports forced by held messages. */
+const PRESSURE_EXPORT_GAP_MILLIS = 500;
 const clock = () => performance.timeOrigin + performance.now();
 
 /**
@@ -64,6 +66,20 @@ export async function runConsumer(
   say(`consuming ${source.description}; ${describeTraceDestination(io.env)}`);
   const started = performance.now();
   let messages = 0;
+  let exporting = false;
+  let exportedAt = 0;
+  const exportNow = () => {
+    // One at a time, and not more than twice a second (a collector in trouble is not hammered).
+    if (exporting || performance.now() - exportedAt < PRESSURE_EXPORT_GAP_MILLIS) return;
+    exporting = true;
+    telemetry
+      .flush()
+      .catch(() => undefined)
+      .finally(() => {
+        exporting = false;
+        exportedAt = performance.now();
+      });
+  };
   let pausedOnce = false;
   const keepAlive =
     source.keepAliveMillis === undefined
@@ -86,6 +102,10 @@ export async function runConsumer(
       ledger.settle(delivery, result);
     },
     () => {
+      // Acknowledgements wait for an export of spans and of metrics; with half the allowed
+      // messages held, export now instead of at the next interval, so throughput is bounded by
+      // the collector's round trip, not by the metric export interval.
+      if (ledger.pending >= options.maxPending / 2) exportNow();
       if (ledger.pending < options.maxPending) return true;
       if (!pausedOnce) {
         pausedOnce = true;

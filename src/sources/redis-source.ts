@@ -39,10 +39,19 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
     acks.add(tracked);
   };
 
+  // Acknowledgements made in one turn of the event loop go out as one XACK.
+  let ackBatch: string[] = [];
+  const flushAcks = () => {
+    const ids = ackBatch;
+    ackBatch = [];
+    if (writer !== undefined && ids.length > 0)
+      track(writer.xAck(options.stream, options.group, ids));
+  };
   const deliver = (entry: Entry, onMessage: Parameters<BrokerSource['run']>[0]) => {
     const text = entry.message['event'];
     const ack = () => {
-      if (writer !== undefined) track(writer.xAck(options.stream, options.group, entry.id));
+      if (ackBatch.length === 0) setImmediate(flushAcks);
+      ackBatch.push(entry.id);
     };
     if (text === undefined) {
       ack();
@@ -133,6 +142,7 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
       stopping.abort();
     },
     async close() {
+      flushAcks();
       await Promise.all([...acks]);
       reader?.destroy();
       writer?.destroy();
