@@ -3,36 +3,13 @@
 // retained per delta is the heap after a full GC in the middle of a storm, minus the heap at its
 // start, divided by the deltas applied in between (what survives the deltas themselves).
 // Usage: node --expose-gc bench/delta-storm.mjs [runs] [deltas per call]
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { TracerProvider } from '@opentelemetry/sdk-trace';
-import { AgentRunIdGenerator, createAgentOtelSink } from '../dist/index.js';
+import { createAgentOtelSink } from '../dist/index.js';
+import { benchProviders } from './providers.mjs';
 import { fleetEvents, median, runEvents } from './workload.mjs';
 
-class CollectOnce extends MetricReader {
-  onShutdown() {
-    return Promise.resolve();
-  }
-  onForceFlush() {
-    return Promise.resolve();
-  }
-}
-
-const dropSpans = {
-  onStart() {},
-  onEnd() {},
-  forceFlush: () => Promise.resolve(),
-  shutdown: () => Promise.resolve(),
-};
-
 function newSink() {
-  return createAgentOtelSink({
-    tracerProvider: new TracerProvider({
-      idGenerator: new AgentRunIdGenerator(),
-      spanProcessors: [dropSpans],
-    }),
-    meterProvider: new MeterProvider({ readers: [new CollectOnce()] }),
-    env: {},
-  });
+  const { tracerProvider, meterProvider } = benchProviders();
+  return createAgentOtelSink({ tracerProvider, meterProvider, env: {} });
 }
 
 function cpuMicros(events) {

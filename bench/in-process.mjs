@@ -2,46 +2,16 @@
 // same pre-parsed workload, both with real SDK providers (a span processor that drops ended spans,
 // a metric reader collected once at the end). CPU time per event (user + system), median of runs
 // that alternate the two. Usage: node --expose-gc bench/in-process.mjs [runs] [repeats]
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { TracerProvider } from '@opentelemetry/sdk-trace';
-import { AgentRunIdGenerator, createAgentOtelSink } from '../dist/index.js';
+import { createAgentOtelSink } from '../dist/index.js';
 import { createBareSdkMapper } from './bare-sdk.mjs';
+import { benchProviders } from './providers.mjs';
 import { fleetEvents, median } from './workload.mjs';
-
-class CollectOnce extends MetricReader {
-  onShutdown() {
-    return Promise.resolve();
-  }
-  onForceFlush() {
-    return Promise.resolve();
-  }
-}
-
-/** Ended spans go nowhere: what is measured is creating them, not exporting them. */
-const dropSpans = {
-  onStart() {},
-  onEnd() {},
-  forceFlush: () => Promise.resolve(),
-  shutdown: () => Promise.resolve(),
-};
-
-function providers(idGenerator) {
-  const reader = new CollectOnce();
-  return {
-    tracerProvider: new TracerProvider({
-      ...(idGenerator === undefined ? {} : { idGenerator }),
-      spanProcessors: [dropSpans],
-    }),
-    meterProvider: new MeterProvider({ readers: [reader] }),
-    reader,
-  };
-}
 
 async function measure(events, variant) {
   globalThis.gc?.();
-  const { tracerProvider, meterProvider, reader } = providers(
-    variant === 'bridge' ? new AgentRunIdGenerator() : undefined,
-  );
+  const { tracerProvider, meterProvider, reader } = benchProviders({
+    bridgeIds: variant === 'bridge',
+  });
   let handle;
   if (variant === 'bridge') {
     const sink = createAgentOtelSink({ tracerProvider, meterProvider, env: {} });

@@ -3,27 +3,10 @@
 // state a busy fleet keeps in the bridge. Heap after a full GC, minus the heap before, per run;
 // the events themselves are created and dropped one run at a time so that only the bridge's state
 // is counted. Usage: node --expose-gc bench/open-runs.mjs [runs]
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { TracerProvider } from '@opentelemetry/sdk-trace';
-import { AgentRunIdGenerator, createAgentOtelSink } from '../dist/index.js';
+import { createAgentOtelSink } from '../dist/index.js';
 import { createBareSdkMapper } from './bare-sdk.mjs';
+import { benchProviders } from './providers.mjs';
 import { runEvents } from './workload.mjs';
-
-class CollectOnce extends MetricReader {
-  onShutdown() {
-    return Promise.resolve();
-  }
-  onForceFlush() {
-    return Promise.resolve();
-  }
-}
-
-const dropSpans = {
-  onStart() {},
-  onEnd() {},
-  forceFlush: () => Promise.resolve(),
-  shutdown: () => Promise.resolve(),
-};
 
 /** The events of a run up to (not including) the end of its second model call. */
 function openRunEvents(i) {
@@ -36,11 +19,7 @@ function openRunEvents(i) {
 /** Heap bytes per open run held by `variant`: the bridge's sink or the bare-SDK baseline. */
 async function heapPerRun(variant, runs) {
   globalThis.gc();
-  const tracerProvider = new TracerProvider({
-    ...(variant === 'bridge' ? { idGenerator: new AgentRunIdGenerator() } : {}),
-    spanProcessors: [dropSpans],
-  });
-  const meterProvider = new MeterProvider({ readers: [new CollectOnce()] });
+  const { tracerProvider, meterProvider } = benchProviders({ bridgeIds: variant === 'bridge' });
   let handle;
   let sink;
   if (variant === 'bridge') {

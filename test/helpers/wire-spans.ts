@@ -9,6 +9,14 @@ const sorted = (attributes: Record<string, unknown>) =>
   );
 const ns = (t: [number, number]) => (BigInt(t[0]) * 1_000_000_000n + BigInt(t[1])).toString();
 
+/** Span ids that arrived more than once with different content (a duplicate must be identical). */
+export function divergentDuplicates(spans: readonly OtlpSpan[]): string[] {
+  const copies = new Map<string, Set<string>>();
+  for (const span of spans)
+    copies.set(span.spanId, (copies.get(span.spanId) ?? new Set()).add(wireFingerprint(span)));
+  return [...copies].filter(([, c]) => c.size > 1).map(([id]) => id);
+}
+
 /** Everything a span carries that a duplicate must repeat exactly. */
 export function wireFingerprint(s: OtlpSpan): string {
   return [
