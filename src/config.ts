@@ -116,48 +116,39 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/** The options that are positive integers, with the environment variable each is read from. */
+const POSITIVE_INT_ENV = {
+  idleTimeoutMillis: 'AGENT_OTEL_BRIDGE_IDLE_TIMEOUT_MS',
+  maxOpenRuns: 'AGENT_OTEL_BRIDGE_MAX_OPEN_RUNS',
+  maxContentBytes: 'AGENT_OTEL_BRIDGE_MAX_CONTENT_BYTES',
+  maxIterationsPerRun: 'AGENT_OTEL_BRIDGE_MAX_ITERATIONS_PER_RUN',
+  maxToolsPerRun: 'AGENT_OTEL_BRIDGE_MAX_TOOLS_PER_RUN',
+  maxEventsPerSpan: 'AGENT_OTEL_BRIDGE_MAX_EVENTS_PER_SPAN',
+  maxAttributesPerSpan: 'AGENT_OTEL_BRIDGE_MAX_ATTRIBUTES_PER_SPAN',
+  maxAttributeLength: 'AGENT_OTEL_BRIDGE_MAX_ATTRIBUTE_LENGTH',
+  maxJsonDepth: 'AGENT_OTEL_BRIDGE_MAX_JSON_DEPTH',
+} as const;
+type PositiveIntOption = keyof typeof POSITIVE_INT_ENV;
+
 export function resolveConfig(
   options: AgentOtelSinkOptions = {},
   env: Env = options.env ?? process.env,
 ): ResolvedConfig {
-  const idleTimeoutMillis =
-    options.idleTimeoutMillis ??
-    envInt(env, 'AGENT_OTEL_BRIDGE_IDLE_TIMEOUT_MS') ??
-    DEFAULTS.idleTimeoutMillis;
-  const maxOpenRuns =
-    options.maxOpenRuns ?? envInt(env, 'AGENT_OTEL_BRIDGE_MAX_OPEN_RUNS') ?? DEFAULTS.maxOpenRuns;
-  const maxContentBytes =
-    options.maxContentBytes ??
-    envInt(env, 'AGENT_OTEL_BRIDGE_MAX_CONTENT_BYTES') ??
-    DEFAULTS.maxContentBytes;
-  requirePositiveInt('idleTimeoutMillis', idleTimeoutMillis);
-  requirePositiveInt('maxOpenRuns', maxOpenRuns);
-  requirePositiveInt('maxContentBytes', maxContentBytes);
-  const maxIterationsPerRun =
-    options.maxIterationsPerRun ??
-    envInt(env, 'AGENT_OTEL_BRIDGE_MAX_ITERATIONS_PER_RUN') ??
-    DEFAULTS.maxIterationsPerRun;
-  const maxToolsPerRun =
-    options.maxToolsPerRun ??
-    envInt(env, 'AGENT_OTEL_BRIDGE_MAX_TOOLS_PER_RUN') ??
-    DEFAULTS.maxToolsPerRun;
-  requirePositiveInt('maxIterationsPerRun', maxIterationsPerRun);
-  requirePositiveInt('maxToolsPerRun', maxToolsPerRun);
-  const limit = (
-    name: 'maxEventsPerSpan' | 'maxAttributesPerSpan' | 'maxAttributeLength' | 'maxJsonDepth',
-    envName: string,
-  ): number => {
-    const value = options[name] ?? envInt(env, envName) ?? DEFAULTS[name];
+  // Every positive-integer option: the code option, else its environment variable, else DEFAULTS.
+  const positive = (name: PositiveIntOption): number => {
+    const value = options[name] ?? envInt(env, POSITIVE_INT_ENV[name]) ?? DEFAULTS[name];
     requirePositiveInt(name, value);
     return value;
   };
-  const maxEventsPerSpan = limit('maxEventsPerSpan', 'AGENT_OTEL_BRIDGE_MAX_EVENTS_PER_SPAN');
-  const maxAttributesPerSpan = limit(
-    'maxAttributesPerSpan',
-    'AGENT_OTEL_BRIDGE_MAX_ATTRIBUTES_PER_SPAN',
-  );
-  const maxAttributeLength = limit('maxAttributeLength', 'AGENT_OTEL_BRIDGE_MAX_ATTRIBUTE_LENGTH');
-  const maxJsonDepth = limit('maxJsonDepth', 'AGENT_OTEL_BRIDGE_MAX_JSON_DEPTH');
+  const idleTimeoutMillis = positive('idleTimeoutMillis');
+  const maxOpenRuns = positive('maxOpenRuns');
+  const maxContentBytes = positive('maxContentBytes');
+  const maxIterationsPerRun = positive('maxIterationsPerRun');
+  const maxToolsPerRun = positive('maxToolsPerRun');
+  const maxEventsPerSpan = positive('maxEventsPerSpan');
+  const maxAttributesPerSpan = positive('maxAttributesPerSpan');
+  const maxAttributeLength = positive('maxAttributeLength');
+  const maxJsonDepth = positive('maxJsonDepth');
   const dialect = options.dialect ?? envDialect(env) ?? DEFAULTS.dialect;
   if (!INPUT_DIALECTS.includes(dialect)) {
     throw new ConfigError(

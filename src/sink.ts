@@ -1,6 +1,6 @@
 import { diag, metrics, trace } from '@opentelemetry/api';
-import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { resolveConfig } from './config.js';
+import { flushProviders } from './flush-providers.js';
 import type { AgentOtelSinkOptions } from './config.js';
 import { createLineDecoder } from './dialects/detect.js';
 import type { InputDialect, LineDecoder } from './dialects/detect.js';
@@ -11,8 +11,9 @@ import { eventTallyFor } from './mapping/event-tally.js';
 import { createEventsCounter, createInstruments } from './mapping/metrics.js';
 import { RunTracker } from './mapping/run-tracker.js';
 import type { EvictionReason } from './mapping/run-tracker.js';
+import { truncateChars } from './mapping/content.js';
+import { createLimitReporter } from './mapping/limit-report.js';
 import { createScrubber } from './mapping/scrub.js';
-import * as S from './mapping/semconv.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
 
 export type EventOutcome = 'accepted' | 'rejected' | 'ignored' | 'late' | 'duplicate';
@@ -86,13 +87,7 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
   const meter = meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION);
   const instruments = createInstruments(meter);
   const tally = eventTallyFor(meterProvider, () => createEventsCounter(meter));
-  const reportedLimits = new Set<string>();
-  const limitHit = (limit: string, message: string): void => {
-    instruments.limitsHit.add(1, { [S.ATTR_AGENT_BRIDGE_LIMIT]: limit });
-    if (reportedLimits.has(limit)) return;
-    reportedLimits.add(limit);
-    log.warn(`${message} (reported once; every hit is counted in agent_bridge.limits.hit)`);
-  };
+  const limitHit = createLimitReporter(instruments.limitsHit, log);
   const scrub = createScrubber(config.scrubPatterns);
   const maxLength = config.maxAttributeLength;
   const tracker = new RunTracker({
@@ -106,7 +101,7 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
         'attribute_length',
         `a text attribute was longer than ${maxLength} characters and was cut`,
       );
-      return clip(scrubbed, maxLength);
+      return truncateChars(scrubbed, maxLength);
     },
     agentName: config.agentName,
     parentContext: config.parentContext,
@@ -259,14 +254,6 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
   };
 }
 
-/** Cuts a text to `max` characters (never between the halves of a surrogate pair), marked. */
-function clip(text: string, max: number): string {
-  let cut = text.slice(0, max);
-  const last = cut.charCodeAt(cut.length - 1);
-  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
-  return `${cut}…[truncated]`;
-}
-
 function safely<T>(fn: () => T): T | undefined {
   try {
     return fn();
@@ -274,29 +261,6 @@ function safely<T>(fn: () => T): T | undefined {
     log.error('unexpected error', error);
     return undefined;
   }
-}
-
-interface Flushable {
-  forceFlush?: () => Promise<unknown>;
-  getDelegate?: () => unknown;
-}
-
-async function flushProviders(
-  tracerProvider: TracerProvider,
-  meterProvider: MeterProvider,
-): Promise<void> {
-  const targets = [tracerProvider as Flushable, meterProvider as Flushable].map((p) =>
-    typeof p.getDelegate === 'function' ? (p.getDelegate() as Flushable) : p,
-  );
-  await Promise.all(
-    targets.map(async (p) => {
-      try {
-        if (typeof p.forceFlush === 'function') await p.forceFlush();
-      } catch (error) {
-        log.warn('flush failed', error);
-      }
-    }),
-  );
 }
 
 /** One input may map to several events: it is rejected if one was, late or duplicate if all were. */

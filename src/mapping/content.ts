@@ -21,6 +21,15 @@ export function truncateUtf8(text: string, maxBytes: number): string {
   return `${cut}${MARKER}`;
 }
 
+/** Cuts a text to `max` characters (never between the halves of a surrogate pair), marked. */
+export function truncateChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = text.slice(0, max);
+  const last = cut.charCodeAt(cut.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
+  return `${cut}${MARKER}`;
+}
+
 function safeStringify(value: unknown): string {
   try {
     return JSON.stringify(value) ?? String(value);

@@ -1,7 +1,8 @@
 import type { AgentEvent } from '../events/agent-event.js';
 
-// A 53-bit fingerprint of what tells two events of one run apart: the fields of `eventKey`, hashed
-// as they are (no key string is built). cyrb53's mixing, fed with 32-bit words and char codes.
+// A 53-bit fingerprint of what tells two events of one run apart: type, time to the nanosecond and
+// the fields that tell same-time events apart, hashed as they are (no key string is built).
+// cyrb53's mixing, fed with 32-bit words and char codes.
 let h1 = 0;
 let h2 = 0;
 
@@ -28,7 +29,7 @@ function optional(value: string | number | undefined): void {
   else text(value);
 }
 
-/** Equal for two events of one run when `eventKey` is (up to a 2^-53 chance of a collision). */
+/** Equal for two events of one run exactly when they are the same event (up to a 2^-53 chance of a collision). */
 export function eventFingerprint(event: AgentEvent): number {
   h1 = 0xdeadbeef;
   h2 = 0x41c6ce57;

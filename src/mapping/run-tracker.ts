@@ -5,7 +5,7 @@ import { isTerminal } from '../events/agent-event.js';
 import { maxHrTime } from '../events/hr-time.js';
 import type { DialectName } from '../dialects/parse-result.js';
 import { applyEvent } from './apply-event.js';
-import { eventKey } from './event-key.js';
+import { eventFingerprint } from './event-fingerprint.js';
 import { toTraceId } from './ids.js';
 import { agentMetricAttributes } from './metrics.js';
 import { RecentEvents } from './recent-events.js';
@@ -34,8 +34,8 @@ export type EvictionReason = 'idle_timeout' | 'capacity' | 'shutdown' | 'end_of_
 export class RunTracker {
   // Insertion order is activity order: a run is moved to the end on each event (LRU).
   private readonly runs = new Map<string, RunRecord>();
-  // Finished runs → key of their terminal event, to tell duplicates from late events.
-  private readonly finished = new Map<string, string>();
+  // Finished runs → fingerprint of their terminal event (-1: none), to tell duplicates from late events.
+  private readonly finished = new Map<string, number>();
   /** Runs ended so far, by outcome. */
   readonly outcomes: Record<RunEnding['outcome'], number> = {
     completed: 0,
@@ -53,7 +53,7 @@ export class RunTracker {
   track(event: AgentEvent, dialect: DialectName): TrackOutcome {
     const terminalKey = this.finished.get(event.runId);
     if (terminalKey !== undefined) {
-      return eventKey(event) === terminalKey
+      return eventFingerprint(event) === terminalKey
         ? {
             outcome: 'duplicate',
             reason: 'duplicate_event',
@@ -84,7 +84,7 @@ export class RunTracker {
     run.lastSeen = maxHrTime(run.lastSeen, event.time);
     run.lastActivityMillis = now;
     if (isTerminal(event)) {
-      this.finish(run, toEnding(this.ctx, run, event), eventKey(event));
+      this.finish(run, toEnding(this.ctx, run, event), eventFingerprint(event));
       return { outcome: 'accepted' };
     }
     const applied = applyEvent(this.ctx, run, event);
@@ -204,12 +204,12 @@ export class RunTracker {
     this.ctx.instruments.runsEvicted.add(1, { [S.ATTR_AGENT_BRIDGE_REASON]: reason });
   }
 
-  private finish(run: RunRecord, ending: RunEnding, terminalKey: string | undefined): void {
+  private finish(run: RunRecord, ending: RunEnding, terminalKey: number | undefined): void {
     this.runs.delete(run.runId);
     endRun(this.ctx, run, ending);
     this.outcomes[ending.outcome] += 1;
     // Remembered before the listener hears of it, so that the listener may forget it at once.
-    this.finished.set(run.runId, terminalKey ?? '');
+    this.finished.set(run.runId, terminalKey ?? -1);
     if (this.finished.size > this.ctx.finishedRunMemory) {
       const oldest = this.finished.keys().next();
       if (oldest.done !== true) this.finished.delete(oldest.value);

@@ -1,4 +1,5 @@
 import type { Context, Tracer } from '@opentelemetry/api';
+import type { LimitHit } from './limit-report.js';
 import type { Instruments } from './metrics.js';
 import type { Scrubber } from './scrub.js';
 
@@ -38,7 +39,7 @@ export interface TrackerContext {
   /** Runtime-specific (annotation) attributes on one span. */
   readonly maxAttributesPerSpan: number;
   /** Counts a limit hit in `agent_bridge.limits.hit` and says so once per limit. */
-  readonly limitHit: (limit: string, message: string) => void;
+  readonly limitHit: LimitHit;
   /** How many finished run ids are remembered to recognise late events. */
   readonly finishedRunMemory: number;
   /** Told about every run that ends (never allowed to throw into the tracker). */
