@@ -32,7 +32,7 @@ async function measure(args, endpoint, pending) {
   return seconds;
 }
 
-export async function brokersBench({ events = 50_000 } = {}) {
+export async function brokersBench({ events = 50_000, extra = [] } = {}) {
   const lines = behestLines(events);
   const receiver = await startDiscardingReceiver();
   const id = randomUUID().slice(0, 8);
@@ -45,7 +45,7 @@ export async function brokersBench({ events = 50_000 } = {}) {
   for (let i = 0; i < lines.length; i += 5000)
     await Promise.all(lines.slice(i, i + 5000).map((line) => js.publish(`bench.${id}`, line)));
   const natsSeconds = await measure(
-    ['nats', '--stream', stream, '--subject', `bench.${id}`, '--durable', 'bench'],
+    ['nats', '--stream', stream, '--subject', `bench.${id}`, '--durable', 'bench', ...extra],
     receiver.endpoint,
     async () => {
       const info = await jsm.consumers.info(stream, 'bench').catch(() => undefined);
@@ -64,7 +64,7 @@ export async function brokersBench({ events = 50_000 } = {}) {
     await batch.exec();
   }
   const redisSeconds = await measure(
-    ['redis', '--stream', key, '--group', 'bench', '--consumer', 'bench-1'],
+    ['redis', '--stream', key, '--group', 'bench', '--consumer', 'bench-1', ...extra],
     receiver.endpoint,
     async () => {
       const groups = await redis.xInfoGroups(key).catch(() => []);

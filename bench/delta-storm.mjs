@@ -9,7 +9,13 @@ import { fleetEvents, median, runEvents } from './workload.mjs';
 
 function newSink() {
   const { tracerProvider, meterProvider } = benchProviders();
-  return createAgentOtelSink({ tracerProvider, meterProvider, env: {} });
+  return createAgentOtelSink({
+    tracerProvider,
+    meterProvider,
+    env: {},
+    reorderWindowMillis: 0,
+    lateGraceMillis: 0,
+  });
 }
 
 function cpuMicros(events) {

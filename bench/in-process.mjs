@@ -14,7 +14,14 @@ async function measure(events, variant) {
   });
   let handle;
   if (variant === 'bridge') {
-    const sink = createAgentOtelSink({ tracerProvider, meterProvider, env: {} });
+    // In order, in process: nothing to hold (bench/reorder.mjs measures the reorder buffer).
+    const sink = createAgentOtelSink({
+      tracerProvider,
+      meterProvider,
+      env: {},
+      reorderWindowMillis: 0,
+      lateGraceMillis: 0,
+    });
     handle = (e) => sink.handle(e);
   } else {
     handle = createBareSdkMapper(tracerProvider, meterProvider, {

@@ -86,6 +86,19 @@ export async function ingestBench({ events = 100_000, repeats = 3 } = {}) {
         }),
       );
     }
+    // The same ingest on 2 and 4 worker threads (each run on one).
+    const workerRuns = {};
+    for (const workers of [2, 4]) {
+      const timed = [];
+      for (let i = 0; i < repeats; i += 1)
+        timed.push(
+          await runCli(
+            ['ingest', '--quiet', '--workers', String(workers), file],
+            receiver.endpoint,
+          ),
+        );
+      workerRuns[workers] = lines.length / median(timed.map((r) => r.seconds));
+    }
     const decodes = [];
     for (let i = 0; i < repeats; i += 1) {
       const decoder = createLineDecoder('behest', { scope: 'bench', arrival: () => [0, 0] });
@@ -99,6 +112,7 @@ export async function ingestBench({ events = 100_000, repeats = 3 } = {}) {
       decodeEventsPerSecond: lines.length / median(decodes),
       fileMiB: readFileSync(file).length / 1048576,
       eventsPerSecond: lines.length / median(runs.map((r) => r.seconds)),
+      workerEventsPerSecond: workerRuns,
       parseEventsPerSecond: lines.length / median(parses),
       maxRssMiB: median(runs.map((r) => r.maxRssMiB)),
       otlpMiB: receiver.bytes / repeats / 1048576,

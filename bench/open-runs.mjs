@@ -23,7 +23,15 @@ async function heapPerRun(variant, runs) {
   let handle;
   let sink;
   if (variant === 'bridge') {
-    sink = createAgentOtelSink({ tracerProvider, meterProvider, env: {}, maxOpenRuns: runs + 1 });
+    // In order, nothing held: the mapping's own state (bench/reorder.mjs measures what is held).
+    sink = createAgentOtelSink({
+      tracerProvider,
+      meterProvider,
+      env: {},
+      maxOpenRuns: runs + 1,
+      reorderWindowMillis: 0,
+      lateGraceMillis: 0,
+    });
     handle = (e) => {
       if (sink.handle(e).outcome !== 'accepted') throw new Error(`not accepted: ${e.type}`);
     };

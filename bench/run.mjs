@@ -5,10 +5,12 @@
 import os from 'node:os';
 import { bigFileBench } from './big-file.mjs';
 import { brokersBench } from './brokers.mjs';
+import { partitionsBench } from './partitions.mjs';
 import { deltaStormBench } from './delta-storm.mjs';
 import { inProcessBench } from './in-process.mjs';
 import { ingestBench } from './ingest.mjs';
 import { openRunsBench } from './open-runs.mjs';
+import { reorderBench } from './reorder.mjs';
 
 const smoke = process.argv.includes('--smoke');
 const sizes = smoke
@@ -22,6 +24,8 @@ const sizes = smoke
       fileMiB: 16,
       heapMiB: 48,
       broker: 5000,
+      reorderRuns: 200,
+      reorderStorm: 20_000,
     }
   : {
       runs: 2000,
@@ -33,6 +37,8 @@ const sizes = smoke
       fileMiB: 640,
       heapMiB: 64,
       broker: 150_000,
+      reorderRuns: 2000,
+      reorderStorm: 200_000,
     };
 
 const rows = [];
@@ -42,7 +48,7 @@ const row = (benchmark, bridge, baseline, ratio, target) =>
   rows.push({ benchmark, bridge, baseline, ratio, target });
 const log = (line) => process.stderr.write(`${line}\n`);
 
-log('1/5 in-process sink vs bare SDK…');
+log('1/6 in-process sink vs bare SDK…');
 const inProcess = await inProcessBench({ runs: sizes.runs, repeats: sizes.repeats });
 row(
   `sink.handle, CPU per event (${fmt(inProcess.events)} events)`,
@@ -59,7 +65,7 @@ row(
   '',
 );
 
-log('2/5 NDJSON ingest end to end vs JSON.parse…');
+log('2/6 NDJSON ingest end to end vs JSON.parse…');
 const ingest = await ingestBench({ events: sizes.ingest, repeats: smoke ? 1 : 3 });
 row(
   `ingest → OTLP/protobuf, events/s (${fmt(ingest.events)} events, incl. start)`,
@@ -68,6 +74,16 @@ row(
   `${(ingest.parseEventsPerSecond / ingest.eventsPerSecond).toFixed(1)}× slower`,
   '≥ 150,000/s',
 );
+for (const workers of [2, 4]) {
+  const rate = ingest.workerEventsPerSecond[workers];
+  row(
+    `  same, --workers ${workers}, events/s`,
+    fmt(rate),
+    `${fmt(ingest.eventsPerSecond)} one thread`,
+    `${(rate / ingest.eventsPerSecond).toFixed(2)}×`,
+    workers === 2 ? '≥ 1.7× (2 cores)' : '',
+  );
+}
 
 row(
   '  same, export off (read, parse, validate, map), events/s',
@@ -77,7 +93,7 @@ row(
   '',
 );
 
-log('3/5 text-delta storms…');
+log('3/6 text-delta storms…');
 const storm = deltaStormBench({
   runs: sizes.stormRuns,
   deltas: sizes.stormDeltas,
@@ -92,7 +108,35 @@ row(
 );
 row('  heap retained per delta', `${storm.retainedBytesPerDelta.toFixed(2)} B`, '', '', '0');
 
-log('4/5 memory…');
+log('4/6 reordered and duplicated delivery…');
+const reorder = reorderBench({
+  runs: sizes.reorderRuns,
+  stormDeltas: sizes.reorderStorm,
+  repeats: sizes.repeats,
+});
+row(
+  `reordered (±8 per run) + 5 % duplicates, CPU per event (${fmt(reorder.events)})`,
+  `${reorder.cpuReordered.toFixed(3)} µs`,
+  `${reorder.cpuInOrder.toFixed(3)} µs in order`,
+  `${(reorder.cpuReordered / reorder.cpuInOrder).toFixed(2)}×`,
+  '≤ 1.2×',
+);
+row(
+  `  same, heap per open run, events held (${fmt(reorder.heapRuns)} runs)`,
+  `${fmt(reorder.heapReordered / 1024, 2)} KiB`,
+  `${fmt(reorder.heapInOrder / 1024, 2)} KiB in order`,
+  `${(reorder.heapReordered / reorder.heapInOrder).toFixed(2)}×`,
+  '≤ 1.2×',
+);
+row(
+  `deltas sharing one timestamp, CPU per delta (${fmt(reorder.stormDeltas)})`,
+  `${reorder.stormSame.toFixed(3)} µs`,
+  `${reorder.stormDistinct.toFixed(3)} µs own timestamps`,
+  `${(reorder.stormSame / reorder.stormDistinct).toFixed(2)}×`,
+  '≤ 1.2×',
+);
+
+log('5/6 memory…');
 const open = await openRunsBench({ runs: sizes.openRuns });
 row(
   `heap per open run (${fmt(open.runs)} open runs)`,
@@ -110,7 +154,7 @@ row(
   'flat',
 );
 
-log('5/5 sources…');
+log('6/6 sources…');
 try {
   const brokers = await brokersBench({ events: sizes.broker });
   const vsIngest = (n) => `${(n / ingest.eventsPerSecond).toFixed(2)}×`;
@@ -128,6 +172,20 @@ try {
     vsIngest(brokers.redisEventsPerSecond),
     '',
   );
+  // Partitions: a router and 1, 2 or 3 instances sharing 6 partitions, against one.
+  const partitions = await partitionsBench({ events: sizes.broker });
+  for (const broker of ['nats', 'redis']) {
+    for (const n of [1, 2, 3]) {
+      const rate = partitions[broker][n];
+      row(
+        `  ${broker === 'nats' ? 'NATS' : 'Redis'} partitioned: router + ${n} instance(s), events/s`,
+        fmt(rate),
+        `${fmt(partitions[broker][1])} one instance`,
+        `${(rate / partitions[broker][1]).toFixed(2)}×`,
+        '',
+      );
+    }
+  }
 } catch (error) {
   row('sources', `skipped: ${error instanceof Error ? error.message : String(error)}`, '', '', '');
 }

@@ -30,6 +30,11 @@ export interface AgentOtelSinkOptions {
   readonly maxOpenRuns?: number;
   /** Secret patterns masked in every free text that leaves the process. Default: `DEFAULT_SCRUB_PATTERNS`. */
   readonly scrubPatterns?: readonly RegExp[];
+  /**
+   * Also mask personal data (payment card numbers, Luhn-checked, and e-mail addresses). Env
+   * `AGENT_OTEL_BRIDGE_SCRUB_PERSONAL_DATA`. Default: true.
+   */
+  readonly scrubPersonalData?: boolean;
   /** Dialect of `handleJson` input. Env `AGENT_OTEL_BRIDGE_DIALECT`. Default: `auto`. */
   readonly dialect?: InputDialect;
   /** Environment to read. Default: `process.env`. */
@@ -50,6 +55,43 @@ export interface AgentOtelSinkOptions {
   readonly maxAttributeLength?: number;
   /** Deepest JSON nesting of an input line; deeper lines are rejected (`json_too_deep`). Env `AGENT_OTEL_BRIDGE_MAX_JSON_DEPTH`. Default: 64. */
   readonly maxJsonDepth?: number;
+  /**
+   * Distinct provider, model and tool names recorded as metric attribute values; later new ones are
+   * recorded as `_OTHER` (spans keep them). Env `AGENT_OTEL_BRIDGE_MAX_METRIC_LABEL_VALUES`.
+   * Default: 100.
+   */
+  readonly maxMetricLabelValues?: number;
+  /**
+   * How long each event is held, in wall-clock milliseconds, so that its run's events are applied
+   * in the order of their own timestamps however they arrive (0: no waiting). Env
+   * `AGENT_OTEL_BRIDGE_REORDER_WINDOW_MS`. Default: 1000.
+   */
+  readonly reorderWindowMillis?: number;
+  /**
+   * Events of one run held at most for reordering; beyond it the earliest is applied at once.
+   * Env `AGENT_OTEL_BRIDGE_REORDER_WINDOW_EVENTS`. Default: 256.
+   */
+  readonly reorderWindowEvents?: number;
+  /**
+   * How long a run stays open after its terminal event arrived, in wall-clock milliseconds, for
+   * what the runtime published before it but arrives after it (0: none). Env
+   * `AGENT_OTEL_BRIDGE_LATE_GRACE_MS`. Default: 5000.
+   */
+  readonly lateGraceMillis?: number;
+  /**
+   * The input is a log read at its own pace (a file, a pipe) rather than a broker's live feed:
+   * read at machine speed, wall-clock windows would hold far more than a window's worth, so the
+   * grace period also ends after `lateGraceEvents` further input events, whichever comes first
+   * (the reorder window is bounded in events always). Default: false; `ingest` sets it.
+   */
+  readonly countWindowsInEvents?: boolean;
+  /**
+   * With `countWindowsInEvents`: further input events after which a run's grace period ends.
+   * Env `AGENT_OTEL_BRIDGE_LATE_GRACE_EVENTS`. Default: 1000.
+   */
+  readonly lateGraceEvents?: number;
+  /** Events held for reordering over all runs at most. Env `AGENT_OTEL_BRIDGE_MAX_HELD_EVENTS`. Default: 50 000. */
+  readonly maxHeldEvents?: number;
 }
 
 export const DEFAULTS: Readonly<{
@@ -63,6 +105,12 @@ export const DEFAULTS: Readonly<{
   maxAttributesPerSpan: number;
   maxAttributeLength: number;
   maxJsonDepth: number;
+  maxMetricLabelValues: number;
+  reorderWindowMillis: number;
+  reorderWindowEvents: number;
+  lateGraceMillis: number;
+  maxHeldEvents: number;
+  lateGraceEvents: number;
   recentEventKeysPerRun: number;
   dialect: InputDialect;
   finishedRunMemory: number;
@@ -78,7 +126,13 @@ export const DEFAULTS: Readonly<{
   maxAttributesPerSpan: 64,
   maxAttributeLength: 4096,
   maxJsonDepth: 64,
-  /** Event keys remembered per run to recognise exact duplicates (bounds memory per run). */
+  maxMetricLabelValues: 100,
+  reorderWindowMillis: 1000,
+  reorderWindowEvents: 256,
+  lateGraceMillis: 5000,
+  maxHeldEvents: 50_000,
+  lateGraceEvents: 1000,
+  /** Same-time events remembered per run to recognise exact duplicates (bounds memory per run). */
   recentEventKeysPerRun: 1024,
   dialect: 'auto',
   /** Finished run ids remembered to count late events; not a user option. */
@@ -102,8 +156,16 @@ export interface ResolvedConfig {
   readonly maxAttributesPerSpan: number;
   readonly maxAttributeLength: number;
   readonly maxJsonDepth: number;
+  readonly maxMetricLabelValues: number;
+  readonly reorderWindowMillis: number;
+  readonly reorderWindowEvents: number;
+  readonly lateGraceMillis: number;
+  readonly maxHeldEvents: number;
+  readonly countWindowsInEvents: boolean;
+  readonly lateGraceEvents: number;
   readonly recentEventKeysPerRun: number;
   readonly scrubPatterns: readonly RegExp[];
+  readonly scrubPersonalData: boolean;
   readonly dialect: InputDialect;
   readonly finishedRunMemory: number;
   readonly idleSweepIntervalMillis: number;
@@ -127,8 +189,18 @@ const POSITIVE_INT_ENV = {
   maxAttributesPerSpan: 'AGENT_OTEL_BRIDGE_MAX_ATTRIBUTES_PER_SPAN',
   maxAttributeLength: 'AGENT_OTEL_BRIDGE_MAX_ATTRIBUTE_LENGTH',
   maxJsonDepth: 'AGENT_OTEL_BRIDGE_MAX_JSON_DEPTH',
+  maxMetricLabelValues: 'AGENT_OTEL_BRIDGE_MAX_METRIC_LABEL_VALUES',
+  reorderWindowEvents: 'AGENT_OTEL_BRIDGE_REORDER_WINDOW_EVENTS',
+  maxHeldEvents: 'AGENT_OTEL_BRIDGE_MAX_HELD_EVENTS',
+  lateGraceEvents: 'AGENT_OTEL_BRIDGE_LATE_GRACE_EVENTS',
 } as const;
 type PositiveIntOption = keyof typeof POSITIVE_INT_ENV;
+/** The options that are durations of zero or more milliseconds. */
+const DURATION_ENV = {
+  reorderWindowMillis: 'AGENT_OTEL_BRIDGE_REORDER_WINDOW_MS',
+  lateGraceMillis: 'AGENT_OTEL_BRIDGE_LATE_GRACE_MS',
+} as const;
+type DurationOption = keyof typeof DURATION_ENV;
 
 export function resolveConfig(
   options: AgentOtelSinkOptions = {},
@@ -136,8 +208,13 @@ export function resolveConfig(
 ): ResolvedConfig {
   // Every positive-integer option: the code option, else its environment variable, else DEFAULTS.
   const positive = (name: PositiveIntOption): number => {
-    const value = options[name] ?? envInt(env, POSITIVE_INT_ENV[name]) ?? DEFAULTS[name];
-    requirePositiveInt(name, value);
+    const value = options[name] ?? envInt(env, POSITIVE_INT_ENV[name], 1) ?? DEFAULTS[name];
+    requireInt(name, value, 1);
+    return value;
+  };
+  const duration = (name: DurationOption): number => {
+    const value = options[name] ?? envInt(env, DURATION_ENV[name], 0) ?? DEFAULTS[name];
+    requireInt(name, value, 0);
     return value;
   };
   const idleTimeoutMillis = positive('idleTimeoutMillis');
@@ -177,8 +254,17 @@ export function resolveConfig(
     maxAttributesPerSpan,
     maxAttributeLength,
     maxJsonDepth,
+    maxMetricLabelValues: positive('maxMetricLabelValues'),
+    reorderWindowMillis: duration('reorderWindowMillis'),
+    reorderWindowEvents: positive('reorderWindowEvents'),
+    lateGraceMillis: duration('lateGraceMillis'),
+    maxHeldEvents: positive('maxHeldEvents'),
+    countWindowsInEvents: options.countWindowsInEvents ?? false,
+    lateGraceEvents: positive('lateGraceEvents'),
     recentEventKeysPerRun: DEFAULTS.recentEventKeysPerRun,
     scrubPatterns,
+    scrubPersonalData:
+      options.scrubPersonalData ?? envBool(env, 'AGENT_OTEL_BRIDGE_SCRUB_PERSONAL_DATA') ?? true,
     dialect,
     finishedRunMemory: Math.max(DEFAULTS.finishedRunMemory, maxOpenRuns),
     idleSweepIntervalMillis: Math.min(
@@ -190,9 +276,11 @@ export function resolveConfig(
   };
 }
 
-function requirePositiveInt(name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value <= 0)
-    throw new ConfigError(`${name} must be a positive integer, got ${value}`);
+function requireInt(name: string, value: number, min: 0 | 1): void {
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new ConfigError(
+      `${name} must be ${min === 1 ? 'a positive integer' : 'an integer of 0 or more'}, got ${value}`,
+    );
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -201,12 +289,14 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 /** A bad environment value is warned about once and ignored (the OpenTelemetry convention). */
-function envInt(env: Env, name: string): number | undefined {
+export function envInt(env: Env, name: string, min: 0 | 1): number | undefined {
   const raw = nonEmpty(env[name]);
   if (raw === undefined) return undefined;
   const value = Number(raw);
-  if (Number.isSafeInteger(value) && value > 0) return value;
-  diag.warn(`agent-otel-bridge: ignoring ${name}=${raw}: expected a positive integer`);
+  if (Number.isSafeInteger(value) && value >= min) return value;
+  diag.warn(
+    `agent-otel-bridge: ignoring ${name}=${raw}: expected ${min === 1 ? 'a positive integer' : 'an integer of 0 or more'}`,
+  );
   return undefined;
 }
 

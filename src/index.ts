@@ -36,5 +36,5 @@ export { BEHEST_VARIANTS } from './dialects/behest.js';
 export { AgentRunIdGenerator } from './mapping/id-generator.js';
 export { toSpanId, toTraceId } from './mapping/ids.js';
 export { createScrubber, DEFAULT_SCRUB_PATTERNS, REDACTED } from './mapping/scrub.js';
-export type { Scrubber } from './mapping/scrub.js';
+export type { Scrubber, ScrubberOptions } from './mapping/scrub.js';
 export type { RunSummary } from './mapping/tracker-context.js';

@@ -1,3 +1,5 @@
+import { createIdentifierGuard, MAX_IDENTIFIER_LENGTH } from './events/identifiers.js';
+import { nativeEventProblem } from './events/native-event-check.js';
 import { diag, metrics, trace } from '@opentelemetry/api';
 import { resolveConfig } from './config.js';
 import { flushProviders } from './flush-providers.js';
@@ -9,12 +11,15 @@ import { createArrivalClock } from './dialects/stream-clock.js';
 import type { AgentEvent } from './events/agent-event.js';
 import { eventTallyFor } from './mapping/event-tally.js';
 import { createEventsCounter, createInstruments } from './mapping/metrics.js';
+import { boundedInstruments, LabelBudget } from './mapping/label-budget.js';
+import { ReorderBuffer } from './mapping/reorder-buffer.js';
 import { RunTracker } from './mapping/run-tracker.js';
 import type { EvictionReason } from './mapping/run-tracker.js';
+import { InputOutcome } from './input-outcome.js';
 import { truncateChars } from './mapping/content.js';
 import { createLimitReporter } from './mapping/limit-report.js';
 import { createScrubber } from './mapping/scrub.js';
-import { PACKAGE_NAME, PACKAGE_VERSION } from './version.js';
+import { PACKAGE_NAME, PACKAGE_VERSION, SCHEMA_URL } from './version.js';
 
 export type EventOutcome = 'accepted' | 'rejected' | 'ignored' | 'late' | 'duplicate';
 
@@ -50,22 +55,18 @@ export interface SinkStats {
 }
 
 export interface AgentOtelSink {
-  /** Maps one canonical event. Never throws. */
+  /**
+   * Maps one canonical event. Never throws. Unless both reorder windows are 0, the event is held
+   * for its run's time order and the answer is `accepted` (or at once `duplicate`/`late`); what
+   * the tracker then makes of it is counted in `stats()` and `agent_bridge.events`.
+   */
   handle(event: AgentEvent): HandleResult;
   /** Parses one line of JSON in a dialect and maps it (one default stream per dialect). Never throws. */
   handleJson(line: string, dialect?: InputDialect): HandleResult;
   /** A stream of its own, for inputs whose runtime carries no run ids (oxi, agent-sdk, crabtalk). */
   openStream(scope: string, dialect?: InputDialect): EventStream;
-  /** Maps what a source decoded itself (e.g. crabtalk daemon frames). Never throws. */
-  handleParsed(result: ParseResult, dialect: DialectName | 'unknown'): HandleResult;
-  /** Counts a hit of a source's own limit (e.g. `request_rate`) in `agent_bridge.limits.hit`; says so once. */
-  limitHit(limit: string, message: string): void;
-  /** Counts an input the caller rejected before parsing (an oversize line, invalid UTF-8). */
-  reject(reason: string, message: string): HandleResult;
   /** Ends every open run as abandoned (e.g. at the end of a finite input). Returns how many. */
   endOpenRuns(reason?: Extract<EvictionReason, 'end_of_input' | 'shutdown'>): number;
-  /** Forgets a finished run so that its redelivered events rebuild it (after a failed export). */
-  forgetRun(runId: string): void;
   /** Counts so far, for progress displays. */
   stats(): SinkStats;
   /** Exports what has ended so far through the providers' processors and readers. */
@@ -77,21 +78,65 @@ export interface AgentOtelSink {
   shutdown(options?: { readonly endOpenRuns?: boolean }): Promise<void>;
 }
 
+/** What the bridge's own sources need beyond the public sink (not part of the public API). */
+export interface BridgeSink extends AgentOtelSink {
+  /** Maps what a source decoded itself (e.g. crabtalk daemon frames). Never throws. */
+  handleParsed(result: ParseResult, dialect: DialectName | 'unknown'): HandleResult;
+  /** Counts a hit of a source's own limit (e.g. `request_rate`) in `agent_bridge.limits.hit`; says so once. */
+  limitHit(limit: string, message: string): void;
+  /** Counts an input the caller rejected before parsing (an oversize line, invalid UTF-8). */
+  reject(reason: string, message: string): HandleResult;
+  /** Forgets a finished run so that its redelivered events rebuild it (after a failed export). */
+  forgetRun(runId: string): void;
+}
+
 const log = diag.createComponentLogger({ namespace: PACKAGE_NAME });
 
 /** Creates the event sink. Registers nothing globally; throws `ConfigError` on bad options only. */
 export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOtelSink {
+  const sink = createBridgeSink(options);
+  // The public surface, and nothing of the sources' plumbing.
+  return {
+    handle: (event) => sink.handle(event),
+    handleJson: (line, dialect) => sink.handleJson(line, dialect),
+    openStream: (scope, dialect) => sink.openStream(scope, dialect),
+    endOpenRuns: (reason) => sink.endOpenRuns(reason),
+    stats: () => sink.stats(),
+    flush: () => sink.flush(),
+    shutdown: (shutdownOptions) => sink.shutdown(shutdownOptions),
+  };
+}
+
+/** The sink with the sources' own entry points (the CLI's sources use it). */
+export function createBridgeSink(options: AgentOtelSinkOptions = {}): BridgeSink {
   const config = resolveConfig(options);
   const tracerProvider = config.tracerProvider ?? trace.getTracerProvider();
   const meterProvider = config.meterProvider ?? metrics.getMeterProvider();
-  const meter = meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION);
-  const instruments = createInstruments(meter);
+  const meter = meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION, { schemaUrl: SCHEMA_URL });
+  const created = createInstruments(meter);
   const tally = eventTallyFor(meterProvider, () => createEventsCounter(meter));
-  const limitHit = createLimitReporter(instruments.limitsHit, log);
-  const scrub = createScrubber(config.scrubPatterns);
+  const limitHit = createLimitReporter(created.limitsHit, log);
+  const instruments = boundedInstruments(
+    created,
+    new LabelBudget(config.maxMetricLabelValues, () =>
+      limitHit(
+        'metric_label_values',
+        `more than ${config.maxMetricLabelValues} distinct provider, model or tool names: further ones are recorded as _OTHER in metrics`,
+      ),
+    ),
+  );
+  const scrub = createScrubber(config.scrubPatterns, {
+    personalData: config.scrubPersonalData,
+  });
+  const guardIdentifiers = createIdentifierGuard(scrub, () =>
+    limitHit(
+      'identifier_length',
+      `an identifier or name was longer than ${MAX_IDENTIFIER_LENGTH} characters and was cut`,
+    ),
+  );
   const maxLength = config.maxAttributeLength;
   const tracker = new RunTracker({
-    tracer: tracerProvider.getTracer(PACKAGE_NAME, PACKAGE_VERSION),
+    tracer: tracerProvider.getTracer(PACKAGE_NAME, PACKAGE_VERSION, { schemaUrl: SCHEMA_URL }),
     instruments,
     scrub,
     freeText: (text) => {
@@ -119,6 +164,21 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
     now: config.now,
     onRunEnd: config.onRunEnd,
   });
+  const buffer = new ReorderBuffer(tracker, {
+    holdMillis: config.reorderWindowMillis,
+    holdEvents: config.reorderWindowEvents,
+    maxHeldEvents: config.maxHeldEvents,
+    graceMillis: config.lateGraceMillis,
+    graceByEvents: config.countWindowsInEvents,
+    graceEvents: config.lateGraceEvents,
+    maxOpenRuns: config.maxOpenRuns,
+    seenPerRun: config.recentEventKeysPerRun,
+    now: config.now,
+    limitHit,
+    onError: (event, error) =>
+      log.error(`failed to map ${event.type} of run ${event.runId}`, error),
+  });
+  tracker.onAbandoned = (runId) => buffer.runAbandoned(runId);
   const events: Record<EventOutcome, number> = {
     accepted: 0,
     rejected: 0,
@@ -126,7 +186,24 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
     late: 0,
     duplicate: 0,
   };
-  let idleTimer: ReturnType<typeof setInterval> | undefined;
+  // One timer applies held events, ends runs after their grace and abandons idle runs.
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let lastIdleSweep = 0;
+  const housekeeping = () => {
+    buffer.tick();
+    const now = config.now();
+    if (now - lastIdleSweep >= config.idleSweepIntervalMillis) {
+      lastIdleSweep = now;
+      tracker.abandonIdle();
+    }
+  };
+  const tickMillis = Math.min(
+    250,
+    Math.max(
+      10,
+      Math.floor(Math.min(config.reorderWindowMillis || 1000, config.lateGraceMillis || 1000) / 4),
+    ),
+  );
   let closed = false;
 
   const count = (result: HandleResult): HandleResult => {
@@ -135,38 +212,58 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
     return result;
   };
 
-  const apply = (event: AgentEvent, dialect: DialectName): HandleResult => {
+  /** Offers event `index` of an input to its run; `input` hears what became of a held one. */
+  const apply = (
+    event: AgentEvent,
+    dialect: DialectName,
+    input: InputOutcome,
+    index: number,
+  ): void => {
     if (closed) {
-      return {
-        outcome: 'rejected',
-        dialect,
-        reason: 'sink_closed',
-        message: 'the sink was shut down',
-        runId: event.runId,
-      };
+      input.offered(index, SINK_CLOSED(dialect, event.runId), false);
+      return;
     }
+    input.expect();
     try {
-      const tracked = tracker.track(event, dialect);
-      if (idleTimer === undefined && tracker.openRuns > 0) {
-        idleTimer = setInterval(
-          () => safely(() => tracker.abandonIdle()),
-          config.idleSweepIntervalMillis,
-        );
-        idleTimer.unref();
+      const offered = buffer.offer(guardIdentifiers(event), dialect, input, index);
+      if (timer === undefined) {
+        lastIdleSweep = config.now();
+        timer = setInterval(() => safely(housekeeping), tickMillis);
+        timer.unref();
       }
-      return tracked.outcome === 'accepted'
-        ? { outcome: 'accepted', dialect, runId: event.runId }
-        : { ...tracked, dialect, runId: event.runId };
+      input.offered(
+        index,
+        offered.outcome === 'accepted'
+          ? { outcome: 'accepted', dialect, runId: event.runId }
+          : { ...offered, dialect, runId: event.runId },
+        offered.outcome === 'accepted' && offered.held === true,
+      );
     } catch (error) {
       log.error(`failed to map ${event.type} of run ${event.runId}`, error);
-      return {
-        outcome: 'rejected',
-        dialect,
-        reason: 'internal_error',
-        message: 'internal error while mapping; see diagnostics',
-        runId: event.runId,
-      };
+      input.offered(
+        index,
+        {
+          outcome: 'rejected',
+          dialect,
+          reason: 'internal_error',
+          message: 'internal error while mapping; see diagnostics',
+          runId: event.runId,
+        },
+        false,
+      );
     }
+  };
+
+  /** Maps the events of one input and counts the input once (see `InputOutcome`). */
+  const applyAll = (
+    events: readonly AgentEvent[],
+    dialect: DialectName | 'unknown',
+    extra: Partial<HandleResult>,
+  ): HandleResult => {
+    const input = new InputOutcome(dialect, extra, count);
+    const eventDialect = dialect === 'unknown' ? 'native' : dialect;
+    for (let i = 0; i < events.length; i += 1) apply(events[i]!, eventDialect, input, i);
+    return input.finish();
   };
 
   const applyParsed = (result: ParseResult, dialect: DialectName | 'unknown'): HandleResult => {
@@ -180,15 +277,13 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
         outcome: result.outcome,
         dialect,
         reason: result.reason,
-        message: result.message,
+        // A rejection may quote the input: it leaves the process scrubbed, like any free text.
+        message: scrub(result.message),
         ...('path' in result && result.path !== undefined ? { path: result.path } : {}),
         ...source,
       });
     }
-    const mapped = result.events.map((event) =>
-      apply(event, dialect === 'unknown' ? 'native' : dialect),
-    );
-    return count({ ...combine(mapped, dialect), ...source });
+    return applyAll(result.events, dialect, source);
   };
 
   const streams = new Map<string, LineDecoder>();
@@ -211,7 +306,18 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
 
   return {
     handle(event) {
-      return count(apply(event, 'native'));
+      const problem = nativeEventProblem(event);
+      if (problem !== undefined) {
+        const [path, message] = problem;
+        return count({
+          outcome: 'rejected',
+          dialect: 'native',
+          reason: 'schema',
+          path,
+          message: path === '' ? message : `${path}: ${message}`,
+        });
+      }
+      return applyAll([event], 'native', {});
     },
     handleJson(line, dialect = config.dialect) {
       let stream = streams.get(dialect);
@@ -236,6 +342,7 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
       tracker.forget(runId);
     },
     endOpenRuns(reason = 'end_of_input') {
+      safely(() => buffer.drain());
       return safely(() => tracker.abandonAll(reason)) ?? 0;
     },
     stats() {
@@ -247,12 +354,22 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
     async shutdown(options = {}) {
       if (closed) return;
       closed = true;
-      if (idleTimer !== undefined) clearInterval(idleTimer);
+      if (timer !== undefined) clearInterval(timer);
+      // Nothing more is coming: held events are applied and runs in their grace period end.
+      safely(() => buffer.drain());
       if (options.endOpenRuns !== false) safely(() => tracker.abandonAll('shutdown'));
       await flushProviders(tracerProvider, meterProvider);
     },
   };
 }
+
+const SINK_CLOSED = (dialect: DialectName, runId: string): HandleResult => ({
+  outcome: 'rejected',
+  dialect,
+  reason: 'sink_closed',
+  message: 'the sink was shut down',
+  runId,
+});
 
 function safely<T>(fn: () => T): T | undefined {
   try {
@@ -261,20 +378,4 @@ function safely<T>(fn: () => T): T | undefined {
     log.error('unexpected error', error);
     return undefined;
   }
-}
-
-/** One input may map to several events: it is rejected if one was, late or duplicate if all were. */
-function combine(results: readonly HandleResult[], dialect: DialectName | 'unknown'): HandleResult {
-  const runId = results[0]?.runId;
-  const base = { dialect, ...(runId === undefined ? {} : { runId }) };
-  const rejected = results.find((r) => r.outcome === 'rejected');
-  if (rejected !== undefined) return { ...rejected, ...base };
-  if (
-    results.length > 0 &&
-    results.every((r) => r.outcome === results[0]!.outcome) &&
-    results[0]!.outcome !== 'accepted'
-  ) {
-    return { ...results[0]!, ...base };
-  }
-  return { outcome: 'accepted', ...base };
 }

@@ -8,6 +8,7 @@ import {
   DashboardLinkType,
   QueryVariableBuilder,
   RowBuilder,
+  TextBoxVariableBuilder,
   VariableRefresh,
 } from '@grafana/grafana-foundation-sdk/dashboard';
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
@@ -17,8 +18,10 @@ import { PanelBuilder as TablePanel } from '@grafana/grafana-foundation-sdk/tabl
 import { PanelBuilder as TimeseriesPanel } from '@grafana/grafana-foundation-sdk/timeseries';
 
 const PROMETHEUS = { type: 'prometheus', uid: 'prometheus' };
-const JAEGER_SEARCH =
-  'http://localhost:16686/search?service=agent-otel-bridge&tags=%7B%22gen_ai.agent.name%22%3A%22${agent}%22%7D';
+// The service is a variable (OTEL_SERVICE_NAME may name it otherwise). Jaeger's tag search is
+// literal: one link filters by the selected agent (pick one), the other shows all of the service.
+const JAEGER = 'http://localhost:16686/search?service=${service}';
+const JAEGER_AGENT = `${JAEGER}&tags=%7B%22gen_ai.agent.name%22%3A%22\${agent}%22%7D`;
 
 /** Duration histograms: `_seconds` from the collector's Prometheus exporter, none from the bridge's endpoint. */
 const seconds = (metric: string, selector: string) =>
@@ -35,7 +38,12 @@ export interface PanelQuery {
 const q = (expr: string, legend: string) =>
   new DataqueryBuilder().datasource(PROMETHEUS).expr(expr).legendFormat(legend);
 const jaegerLink = () => [
-  new DashboardLinkBuilder('Traces in Jaeger').type(DashboardLinkType.Link).url(JAEGER_SEARCH),
+  new DashboardLinkBuilder('Traces of the service in Jaeger')
+    .type(DashboardLinkType.Link)
+    .url(JAEGER),
+  new DashboardLinkBuilder('Traces of the selected agent in Jaeger (one agent selected)')
+    .type(DashboardLinkType.Link)
+    .url(JAEGER_AGENT),
 ];
 
 const timeseries = (
@@ -72,6 +80,12 @@ export function buildDashboard(): Dashboard {
     .tags(['agents', 'opentelemetry', 'agent-otel-bridge'])
     .refresh('30s')
     .time({ from: 'now-6h', to: 'now' })
+    .withVariable(
+      new TextBoxVariableBuilder('service')
+        .label('Service (Jaeger)')
+        .description('service.name of the bridge (OTEL_SERVICE_NAME), for the trace links')
+        .defaultValue('agent-otel-bridge'),
+    )
     .withVariable(variable('agent', 'Agent', 'label_values(agent_runs_total, gen_ai_agent_name)'))
     .withVariable(
       variable(
@@ -116,11 +130,7 @@ export function buildDashboard(): Dashboard {
           ),
         ),
     )
-    .link(
-      new DashboardLinkBuilder('Jaeger')
-        .type(DashboardLinkType.Link)
-        .url('http://localhost:16686/search?service=agent-otel-bridge'),
-    )
+    .link(new DashboardLinkBuilder('Jaeger').type(DashboardLinkType.Link).url(JAEGER))
     .withRow(new RowBuilder('Runs'))
     .withPanel(
       timeseries(

@@ -6,9 +6,12 @@ import { INPUT_DIALECTS } from '../dialects/detect.js';
 import type { InputDialect } from '../dialects/detect.js';
 import type { NatsSourceOptions } from '../sources/nats-source.js';
 import type { RedisSourceOptions } from '../sources/redis-source.js';
+import type { RouterOptions } from '../partitions/router.js';
 import type { ConsumeOptions } from './consume.js';
 import type { ServeOptions } from './serve.js';
 export { USAGE } from './usage.js';
+import { COMMAND_OPTIONS, isCommandName } from './usage.js';
+import type { CommandName } from './usage.js';
 
 export type OutputMode = 'auto' | 'otlp' | 'terminal';
 
@@ -18,6 +21,8 @@ export interface CommonOptions {
   readonly agentName: string | undefined;
   readonly captureContent: boolean | undefined;
   readonly quiet: boolean;
+  /** Print the summary as one JSON object on stdout instead of text. */
+  readonly json: boolean;
 }
 
 export type Command =
@@ -27,6 +32,8 @@ export type Command =
       readonly strict: boolean;
       /** Tail the files as they grow (and are rotated) until SIGINT/SIGTERM. */
       readonly follow: boolean;
+      /** Worker threads mapping and exporting side by side (runs split between them). */
+      readonly workers: number;
       readonly common: CommonOptions;
     }
   | { readonly name: 'demo'; readonly runs: number; readonly common: CommonOptions }
@@ -35,23 +42,42 @@ export type Command =
       readonly name: 'crabtalk';
       readonly endpoint:
         { readonly socket: string } | { readonly host: string; readonly port: number };
+      /** Longest the export at SIGINT/SIGTERM may take. */
+      readonly graceMillis: number;
       readonly common: CommonOptions;
     }
   | {
       readonly name: 'nats';
       readonly nats: NatsSourceOptions;
       readonly consume: ConsumeOptions;
+      readonly partitions: PartitionOptions | undefined;
       readonly common: CommonOptions;
     }
   | {
       readonly name: 'redis';
       readonly redis: RedisSourceOptions;
       readonly consume: ConsumeOptions;
+      readonly partitions: PartitionOptions | undefined;
+      readonly common: CommonOptions;
+    }
+  | {
+      readonly name: 'route';
+      readonly broker: 'nats' | 'redis';
+      readonly router: RouterOptions;
       readonly common: CommonOptions;
     }
   | { readonly name: 'serve'; readonly serve: ServeOptions; readonly common: CommonOptions }
-  | { readonly name: 'help' }
+  | { readonly name: 'help'; readonly command?: CommandName }
   | { readonly name: 'version' };
+
+/** Partitioned consumption: this instance owns some of the stream's partitions (leases). */
+export interface PartitionOptions {
+  readonly partitions: number;
+  readonly leaseMillis: number;
+  readonly instanceId: string;
+  /** NATS: the stream holding the partition subjects `<subject>.<p>`. */
+  readonly partitionStream: string;
+}
 
 /** A bad flag: the CLI prints the message on one line and exits 2. */
 export class UsageError extends Error {
@@ -72,6 +98,7 @@ export function parseCommand(
         dialect: { type: 'string' },
         strict: { type: 'boolean' },
         follow: { type: 'boolean', short: 'f' },
+        workers: { type: 'string' },
         runs: { type: 'string' },
         socket: { type: 'string' },
         url: { type: 'string' },
@@ -83,6 +110,10 @@ export function parseCommand(
         group: { type: 'string' },
         consumer: { type: 'string' },
         'claim-idle-ms': { type: 'string' },
+        partitions: { type: 'string' },
+        'partition-stream': { type: 'string' },
+        'lease-ms': { type: 'string' },
+        'instance-id': { type: 'string' },
         'grace-ms': { type: 'string' },
         'end-open-runs-on-shutdown': { type: 'boolean' },
         port: { type: 'string' },
@@ -100,17 +131,31 @@ export function parseCommand(
         'agent-name': { type: 'string' },
         'capture-content': { type: 'boolean' },
         quiet: { type: 'boolean', short: 'q' },
+        json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw new UsageError(usageProblem(error, argv));
   }
   const { values, positionals } = parsed;
   if (values.version === true) return { name: 'version' };
   const [name, ...rest] = positionals;
-  if (values.help === true || name === undefined || name === 'help') return { name: 'help' };
+  if (name === 'help' && rest[0] !== undefined && isCommandName(rest[0]))
+    return { name: 'help', command: rest[0] };
+  if (values.help === true || name === undefined || name === 'help')
+    return name !== undefined && isCommandName(name)
+      ? { name: 'help', command: name }
+      : { name: 'help' };
+  if (isCommandName(name)) {
+    const allowed = new Set<string>([...COMMAND_OPTIONS[name], 'help', 'version']);
+    const foreign = Object.keys(values).filter((flag) => !allowed.has(flag));
+    if (foreign.length > 0)
+      throw new UsageError(
+        `--${foreign[0]} is not an option of ${name}; see 'agent-otel-bridge ${name} --help'`,
+      );
+  }
   const dialect = values.dialect ?? 'auto';
   if (!(INPUT_DIALECTS as readonly string[]).includes(dialect)) {
     throw new UsageError(`--dialect must be one of ${INPUT_DIALECTS.join(', ')}, got ${dialect}`);
@@ -125,6 +170,7 @@ export function parseCommand(
     agentName: values['agent-name'],
     captureContent: values['capture-content'],
     quiet: values.quiet === true,
+    json: values.json === true,
   };
   const int = (flag: string, fallback: number) => {
     const raw = (values as Record<string, string | boolean | undefined>)[flag];
@@ -168,7 +214,12 @@ export function parseCommand(
       const files = rest.length === 0 ? ['-'] : rest;
       const follow = values.follow === true;
       if (follow && files.includes('-')) throw new UsageError('--follow needs files, not stdin');
-      return { name, files, strict: values.strict === true, follow, common };
+      const workers = int('workers', 1);
+      if (workers > 1 && output === 'terminal')
+        throw new UsageError(
+          '--workers needs OTLP output: the terminal trace tree is drawn by one',
+        );
+      return { name, files, strict: values.strict === true, follow, workers, common };
     }
     case 'demo': {
       if (rest.length > 0) throw new UsageError(`demo takes no arguments, got ${rest.join(' ')}`);
@@ -177,12 +228,49 @@ export function parseCommand(
         throw new UsageError(`--runs must be a positive integer, got ${values.runs}`);
       return { name, runs, common };
     }
+    case 'route': {
+      const [broker, ...extra] = rest;
+      if (broker !== 'nats' && broker !== 'redis')
+        throw new UsageError(`route needs a broker: route nats|redis, got ${broker ?? 'nothing'}`);
+      if (extra.length > 0)
+        throw new UsageError(`route takes no more arguments, got ${extra.join(' ')}`);
+      if (values.stream === undefined) throw new UsageError('route needs --stream');
+      if (values.partitions === undefined) throw new UsageError('route needs --partitions');
+      if (broker === 'nats' && values.subject === undefined)
+        throw new UsageError('route nats needs --subject');
+      return {
+        name,
+        broker,
+        common,
+        router: {
+          url:
+            values.url ?? (broker === 'nats' ? 'nats://127.0.0.1:4222' : 'redis://127.0.0.1:6379'),
+          stream: values.stream,
+          source: broker === 'nats' ? values.subject! : values.stream,
+          partitions: int('partitions', 1),
+          group: values.group ?? values.durable ?? 'agent-otel-bridge-router',
+          consumer: values.consumer ?? `${hostname()}-${process.pid}`,
+          ackWaitMillis: int(broker === 'nats' ? 'ack-wait-ms' : 'claim-idle-ms', 30_000),
+          batchSize: 256,
+          report: () => undefined,
+        },
+      };
+    }
     case 'nats':
     case 'redis': {
       if (rest.length > 0)
         throw new UsageError(`${name} takes no arguments, got ${rest.join(' ')}`);
       if (values.stream === undefined) throw new UsageError(`${name} needs --stream`);
-      const maxPending = int('max-ack-pending', 20_000);
+      const partitions: PartitionOptions | undefined =
+        values.partitions === undefined
+          ? undefined
+          : {
+              partitions: int('partitions', 1),
+              leaseMillis: int('lease-ms', 10_000),
+              instanceId: values['instance-id'] ?? `${hostname()}-${process.pid}`,
+              partitionStream: values['partition-stream'] ?? values.stream,
+            };
+      const maxPending = int('max-ack-pending', 100_000);
       const consume: ConsumeOptions = {
         scope: name === 'nats' ? (values.subject ?? values.stream) : values.stream,
         maxPending,
@@ -195,6 +283,7 @@ export function parseCommand(
           name,
           common,
           consume,
+          partitions,
           nats: {
             url: values.url ?? 'nats://127.0.0.1:4222',
             stream: values.stream,
@@ -210,6 +299,7 @@ export function parseCommand(
         name,
         common,
         consume,
+        partitions,
         redis: {
           url: values.url ?? 'redis://127.0.0.1:6379',
           stream: values.stream,
@@ -234,9 +324,19 @@ export function parseCommand(
         const port = Number(match?.[2]);
         if (match === null || port < 1 || port > 65535)
           throw new UsageError(`--tcp must be HOST:PORT, got ${values.tcp}`);
-        return { name, endpoint: { host: match[1]!.replace(/^\[|\]$/g, ''), port }, common };
+        return {
+          name,
+          endpoint: { host: match[1]!.replace(/^\[|\]$/g, ''), port },
+          graceMillis: int('grace-ms', 5000),
+          common,
+        };
       }
-      return { name, endpoint: { socket: values.socket ?? defaultCrabtalkSocket() }, common };
+      return {
+        name,
+        endpoint: { socket: values.socket ?? defaultCrabtalkSocket() },
+        graceMillis: int('grace-ms', 5000),
+        common,
+      };
     }
     default:
       throw new UsageError(`unknown command ${name}; try 'agent-otel-bridge help'`);
@@ -269,4 +369,19 @@ function readTls(
       `cannot read the TLS files: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+}
+
+/** A parser error as one line that says what to do: the option and where its command's help is. */
+function usageProblem(error: unknown, argv: readonly string[]): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const command = argv.find((a) => !a.startsWith('-'));
+  const help =
+    command !== undefined && isCommandName(command)
+      ? `agent-otel-bridge ${command} --help`
+      : 'agent-otel-bridge help';
+  const unknown = /Unknown option '([^']+)'/.exec(text);
+  if (unknown !== null) return `unknown option ${unknown[1]}; see '${help}'`;
+  const missing = /Option '(-\S+)(?:, -\S+)?[^']*' argument missing/.exec(text);
+  if (missing !== null) return `${missing[1]} needs a value; see '${help}'`;
+  return `${text.split('. ')[0]}; see '${help}'`;
 }

@@ -1,4 +1,6 @@
-import { createAgentOtelSink } from '../sink.js';
+import type { Meter } from '@opentelemetry/api';
+import { createBridgeSink } from '../sink.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import type { BrokerSource } from '../sources/broker-source.js';
 import { DeliveryLedger } from '../sources/delivery-ledger.js';
 import { startTelemetry } from '../telemetry/index.js';
@@ -28,10 +30,20 @@ const clock = () => performance.timeOrigin + performance.now();
  * Consumes a broker until SIGINT/SIGTERM with at-least-once delivery: a message is acknowledged
  * once its run's spans and a later metric collection have been exported.
  */
+/** What a partitioned source asks of the consumer when a partition moves away. */
+export interface ConsumerHooks {
+  /** The bridge's own meter (for a source's metrics). */
+  readonly meter: Meter;
+  /** Export now, so that the partition's ended runs are acknowledged before it is handed over. */
+  settle(): Promise<void>;
+  /** Forget the partition's open runs; their messages go to the next owner. */
+  drop(partition: number): void;
+}
+
 export async function runConsumer(
   io: Io,
   common: CommonOptions,
-  source: BrokerSource,
+  makeSource: (hooks: ConsumerHooks) => BrokerSource,
   options: ConsumeOptions,
 ): Promise<number> {
   const say = (line: string) => {
@@ -51,7 +63,7 @@ export async function runConsumer(
     exportListener: ledger,
     metricExportIntervalMillis: SOURCE_METRIC_EXPORT_INTERVAL_MILLIS,
   });
-  const sink = createAgentOtelSink({
+  const sink = createBridgeSink({
     tracerProvider: telemetry.tracerProvider,
     meterProvider: telemetry.meterProvider,
     env: io.env,
@@ -61,6 +73,13 @@ export async function runConsumer(
   });
   forget = (runId) => sink.forgetRun(runId);
   const stream = sink.openStream(options.scope, common.dialect);
+  const source = makeSource({
+    meter: telemetry.meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION),
+    settle: () => telemetry.flush(),
+    drop: (partition) => {
+      for (const runId of ledger.releasePartition(partition)) sink.forgetRun(runId);
+    },
+  });
 
   await source.open();
   say(`consuming ${source.description}; ${describeTraceDestination(io.env)}`);
@@ -110,7 +129,7 @@ export async function runConsumer(
       if (!pausedOnce) {
         pausedOnce = true;
         say(
-          `holding ${ledger.pending} unacknowledged messages (--max-ack-pending ${options.maxPending}): pulling paused until runs finish (said once)`,
+          `holding ${ledger.pending} unacknowledged messages (--max-ack-pending ${options.maxPending}): pulling paused until runs finish (said once). A run's messages are held until its spans and metrics are exported, its grace period included: throughput is at most --max-ack-pending / (reorder window + grace + export); raise it, or lower AGENT_OTEL_BRIDGE_LATE_GRACE_MS`,
         );
       }
       return false;
@@ -145,7 +164,10 @@ export async function runConsumer(
       destination: describeTraceDestination(io.env),
     });
     io.stdout.write(
-      `${[...lines, `  held    ${ledger.pending} messages unacknowledged for redelivery`].join('\n')}\n`,
+      `${[
+        ...lines,
+        `  delivered ${ledger.runsDelivered} runs; acknowledged ${ledger.acknowledged} messages, held ${ledger.pending} unacknowledged for redelivery`,
+      ].join('\n')}\n`,
     );
   }
   return 0;

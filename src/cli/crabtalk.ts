@@ -1,20 +1,30 @@
 import { CrabtalkFeedDecoder } from '../dialects/crabtalk-feed.js';
-import { createAgentOtelSink } from '../sink.js';
+import { createBridgeSink } from '../sink.js';
 import { subscribeCrabtalk } from '../sources/crabtalk-socket.js';
 import type { CrabtalkEndpoint } from '../sources/crabtalk-socket.js';
 import type { CommonOptions } from './args.js';
 import { setUpOutput } from './output.js';
 import type { Io } from './pipeline.js';
 import { renderReport } from './report.js';
+import { EXIT_UNDELIVERED } from './delivery.js';
+import { DeliveryTally } from '../telemetry/delivery-tally.js';
+import { resolveExporterName } from '../telemetry/exporter-choice.js';
 
 /** `agent-otel-bridge crabtalk`: maps a live daemon feed until SIGINT or SIGTERM. */
 export async function runCrabtalk(
   io: Io,
   options: CommonOptions,
   endpoint: CrabtalkEndpoint,
+  graceMillis: number,
 ): Promise<number> {
-  const output = await setUpOutput(options.output === 'auto' ? 'otlp' : options.output, io.env);
-  const sink = createAgentOtelSink({
+  const delivery = new DeliveryTally(
+    resolveExporterName(io.env, 'OTEL_TRACES_EXPORTER') === 'otlp',
+  );
+  const output = await setUpOutput(options.output === 'auto' ? 'otlp' : options.output, io.env, {
+    exportListener: delivery,
+  });
+  const sink = createBridgeSink({
+    onRunEnd: (run) => delivery.runEnded(run),
     tracerProvider: output.telemetry.tracerProvider,
     meterProvider: output.telemetry.meterProvider,
     env: io.env,
@@ -53,13 +63,30 @@ export async function runCrabtalk(
     process.once('SIGTERM', resolve);
   });
   await subscription.close();
-  await sink.shutdown();
-  await output.telemetry.shutdown();
+  // The final export gets --grace-ms: a collector that does not answer must not hold the exit.
+  const exported = (async () => {
+    await sink.shutdown();
+    await output.telemetry.shutdown();
+    return true;
+  })().catch(() => true);
+  const inTime = await Promise.race([
+    exported,
+    new Promise<false>((resolve) => setTimeout(() => resolve(false), graceMillis).unref()),
+  ]);
+  if (!inTime) say(`crabtalk: the final export took longer than ${graceMillis} ms; stopped it`);
+  const result = delivery.result();
+  const undelivered = output.mode === 'otlp' ? result.spans - result.delivered : 0;
   if (!options.quiet) {
     const seconds = (performance.now() - started) / 1000;
     io.stdout.write(
-      renderReport(output, { command: 'crabtalk', lines: frames, seconds, stats: sink.stats() }),
+      renderReport(output, {
+        command: 'crabtalk',
+        lines: frames,
+        seconds,
+        stats: sink.stats(),
+        ...(output.mode === 'otlp' ? { delivered: result } : {}),
+      }),
     );
   }
-  return 0;
+  return undelivered > 0 ? EXIT_UNDELIVERED : 0;
 }

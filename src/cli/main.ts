@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { createReadStream } from 'node:fs';
+import { accessSync, constants, createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { ConfigError } from '../config.js';
 import { createDemoLines } from '../sources/demo-runs.js';
@@ -10,8 +10,32 @@ import { PACKAGE_VERSION } from '../version.js';
 import { parseCommand, UsageError, USAGE } from './args.js';
 import type { Command } from './args.js';
 import { printBridgeDiagnostics } from './diagnostics.js';
+import { commandUsage } from './usage.js';
+import { EXIT_UNDELIVERED } from './delivery.js';
+import { isExportConfigured } from '../telemetry/index.js';
 import { runPipeline } from './pipeline.js';
 import { validate } from './validate.js';
+
+/** Exit code of a usage error (bad flags, unreadable input files). */
+const EXIT_USAGE = 2;
+
+/** Why each of these input files cannot be read (`-` is stdin). */
+function unreadableFiles(files: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const file of files) {
+    if (file === '-') continue;
+    try {
+      accessSync(file, constants.R_OK);
+      if (statSync(file).isDirectory()) problems.push(`cannot read ${file}: it is a directory`);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      problems.push(
+        `cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : String(code)}`,
+      );
+    }
+  }
+  return problems;
+}
 import type { Input, Io } from './pipeline.js';
 
 /** A source's connection news on stderr, unless `--quiet`. */
@@ -28,7 +52,7 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`agent-otel-bridge: ${error.message}\n`);
-      return 2;
+      return EXIT_USAGE;
     }
     throw error;
   }
@@ -41,12 +65,20 @@ async function main(argv: readonly string[]): Promise<number> {
   };
   switch (command.name) {
     case 'help':
-      process.stdout.write(`${USAGE}\n`);
+      process.stdout.write(
+        `${command.command === undefined ? USAGE : commandUsage(command.command)}\n`,
+      );
       return 0;
     case 'version':
       process.stdout.write(`${PACKAGE_VERSION}\n`);
       return 0;
     case 'ingest': {
+      // Every file is checked before any is read: a typo must not cost the runs of the others.
+      const unreadable = command.follow ? [] : unreadableFiles(command.files);
+      if (unreadable.length > 0) {
+        for (const problem of unreadable) process.stderr.write(`agent-otel-bridge: ${problem}\n`);
+        return EXIT_USAGE;
+      }
       const stop = new AbortController();
       if (command.follow) {
         process.once('SIGINT', () => stop.abort());
@@ -61,9 +93,21 @@ async function main(argv: readonly string[]): Promise<number> {
               ? (process.stdin as Readable)
               : createReadStream(file),
         ),
+        ...(command.follow || file === '-' ? {} : sizeOf(file)),
       }));
-      const rejected = await runPipeline(io, command.common, 'ingest', inputs);
-      return command.strict && rejected > 0 ? 1 : 0;
+      const parallel =
+        command.workers > 1 && (command.common.output === 'otlp' || isExportConfigured(io.env));
+      if (command.workers > 1 && !parallel && !command.common.quiet)
+        process.stderr.write(
+          'agent-otel-bridge: --workers needs OTLP export (OTEL_EXPORTER_OTLP_ENDPOINT or --output otlp); using one\n',
+        );
+      const result = parallel
+        ? await (
+            await import('./parallel-pipeline.js')
+          ).runParallelPipeline(io, command.common, 'ingest', inputs, command.workers)
+        : await runPipeline(io, command.common, 'ingest', inputs);
+      if (result.undeliveredSpans > 0 || result.metricFailures > 0) return EXIT_UNDELIVERED;
+      return command.strict && result.rejected > 0 ? 1 : 0;
     }
     case 'validate': {
       const inputs: Input[] = command.files.map((file) => ({
@@ -83,33 +127,26 @@ async function main(argv: readonly string[]): Promise<number> {
       const { runServe } = await import('./serve.js');
       return runServe(io, command.common, command.serve);
     }
-    case 'nats': {
-      const [{ runConsumer }, { createNatsSource }] = await Promise.all([
+    case 'nats':
+    case 'redis': {
+      const [{ runConsumer }, { brokerSource }] = await Promise.all([
         import('./consume.js'),
-        import('../sources/nats-source.js'),
+        import('./broker-sources.js'),
       ]);
       return runConsumer(
         io,
         command.common,
-        createNatsSource({ ...command.nats, report: say(command.common.quiet) }),
+        (hooks) => brokerSource(command, hooks, say(command.common.quiet)),
         command.consume,
       );
     }
-    case 'redis': {
-      const [{ runConsumer }, { createRedisSource }] = await Promise.all([
-        import('./consume.js'),
-        import('../sources/redis-source.js'),
-      ]);
-      return runConsumer(
-        io,
-        command.common,
-        createRedisSource({ ...command.redis, report: say(command.common.quiet) }),
-        command.consume,
-      );
+    case 'route': {
+      const { runRouter } = await import('./route.js');
+      return runRouter(io, command);
     }
     case 'crabtalk': {
       const { runCrabtalk } = await import('./crabtalk.js');
-      return runCrabtalk(io, command.common, command.endpoint);
+      return runCrabtalk(io, command.common, command.endpoint, command.graceMillis);
     }
     case 'demo': {
       const lines = createDemoLines(command.runs);
@@ -133,3 +170,13 @@ main(process.argv.slice(2)).then(
     process.exit(error instanceof ConfigError ? 2 : 1);
   },
 );
+
+/** A regular file's size, for progress; nothing for pipes and devices. */
+function sizeOf(file: string): { bytes: number } | Record<string, never> {
+  try {
+    const stat = statSync(file);
+    return stat.isFile() ? { bytes: stat.size } : {};
+  } catch {
+    return {};
+  }
+}

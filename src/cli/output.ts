@@ -6,7 +6,7 @@ import {
   startTelemetry,
   describeTraceDestination,
 } from '../telemetry/index.js';
-import type { Telemetry } from '../telemetry/index.js';
+import type { Telemetry, TelemetryOptions } from '../telemetry/index.js';
 import type { OutputMode } from './args.js';
 
 /** Where the CLI's telemetry goes: a collector over OTLP, or a trace tree in the terminal. */
@@ -22,18 +22,19 @@ export type Output =
 const DEFAULT_COLLECTOR = { host: 'localhost', port: 4318 };
 const MAX_TERMINAL_TRACES = 20;
 
-export async function setUpOutput(mode: OutputMode, env: Env): Promise<Output> {
-  if (mode === 'otlp' || (mode === 'auto' && isExportConfigured(env))) {
+export async function setUpOutput(
+  mode: OutputMode,
+  env: Env,
+  delivery: Pick<TelemetryOptions, 'exportListener' | 'holdThroughOutageMillis'> = {},
+): Promise<Output> {
+  if (
+    mode === 'otlp' ||
+    (mode === 'auto' && isExportConfigured(env)) ||
+    (mode === 'auto' && (await isListening(DEFAULT_COLLECTOR.host, DEFAULT_COLLECTOR.port)))
+  ) {
     return {
       mode: 'otlp',
-      telemetry: startTelemetry({ env }),
-      destination: describeTraceDestination(env),
-    };
-  }
-  if (mode === 'auto' && (await isListening(DEFAULT_COLLECTOR.host, DEFAULT_COLLECTOR.port))) {
-    return {
-      mode: 'otlp',
-      telemetry: startTelemetry({ env }),
+      telemetry: startTelemetry({ env, ...delivery }),
       destination: describeTraceDestination(env),
     };
   }

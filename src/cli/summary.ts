@@ -23,8 +23,31 @@ export function renderSummary(report: RunReport): string[] {
 }
 
 /** One progress line for a terminal, rewritten in place. */
-export function renderProgress(lines: number, stats: SinkStats): string {
+export function renderProgress(
+  lines: number,
+  stats: SinkStats,
+  pace?: {
+    readonly seconds: number;
+    /** Bytes read of `totalBytes` (inputs of known size: regular files). */
+    readonly readBytes?: number;
+    readonly totalBytes?: number;
+  },
+): string {
   const finished =
     stats.runs.completed + stats.runs.failed + stats.runs.cancelled + stats.runs.abandoned;
-  return `lines ${n(lines)}  runs open ${n(stats.runs.open)} finished ${n(finished)}  rejected ${n(stats.events.rejected)}`;
+  const parts = [
+    `lines ${n(lines)}`,
+    `runs open ${n(stats.runs.open)} finished ${n(finished)}`,
+    `rejected ${n(stats.events.rejected)}`,
+  ];
+  if (pace !== undefined && pace.seconds > 0) {
+    parts.push(`${n(Math.round(lines / pace.seconds))} lines/s`);
+    const { readBytes, totalBytes } = pace;
+    if (readBytes !== undefined && totalBytes !== undefined && totalBytes > 0 && readBytes > 0) {
+      const share = Math.min(1, readBytes / totalBytes);
+      const left = (pace.seconds / share) * (1 - share);
+      parts.push(`${Math.floor(share * 100)} %`, `about ${Math.ceil(left)} s left`);
+    }
+  }
+  return parts.join('  ');
 }

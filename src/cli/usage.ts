@@ -10,6 +10,7 @@ Commands:
   crabtalk          Subscribe to a running crabtalk daemon's event feed and map it live
   nats              Consume a NATS JetStream subject (durable pull consumer, at-least-once)
   redis             Consume a Redis stream with a consumer group (at-least-once)
+  route nats|redis  Republish the runtime's single stream by run to P partitions (for --partitions)
   serve             Accept events over HTTP: POST /v1/events (NDJSON or a JSON array)
   help              Show this help
 
@@ -17,6 +18,7 @@ Options:
   --dialect NAME        Input dialect: ${INPUT_DIALECTS.join(' | ')} (default auto)
   --strict              ingest: exit 1 when any line was rejected
   --follow, -f          ingest: keep reading the files as they grow, across rotation, until SIGINT/SIGTERM
+  --workers N           ingest: map and export on N worker threads, each run on one (OTLP output; default 1)
   --runs N              demo: how many runs to generate (default 6)
   --socket PATH         crabtalk: the daemon's unix socket (default ~/.crabtalk/run/crabtalk.sock)
   --tcp HOST:PORT       crabtalk: the daemon's TCP address instead of the socket
@@ -25,11 +27,18 @@ Options:
   --subject SUBJECT     nats: the subject behest publishes to (required)
   --durable NAME        nats: durable consumer, created when missing (default agent-otel-bridge)
   --ack-wait-ms N       nats: redelivery timeout of unacknowledged messages (default 30000)
-  --max-ack-pending N   nats: max_ack_pending of a created consumer; both: most messages held (default 20000)
+  --max-ack-pending N   nats: max_ack_pending of a created consumer; both: most messages held (default 100000)
   --group NAME          redis: consumer group, created when missing (default agent-otel-bridge)
   --consumer NAME       redis: consumer name, keep it stable across restarts (default the host name)
   --claim-idle-ms N     redis: claim other consumers' entries idle this long at start (default 60000)
-  --grace-ms N          nats/redis: longest graceful shutdown (default 10000)
+  --grace-ms N          nats/redis: longest graceful shutdown (default 10000); crabtalk: longest
+                        final export at SIGINT/SIGTERM (default 5000)
+  --partitions P        route: partitions to republish to; nats/redis: consume the partitions this
+                        instance holds leases on (<subject>.<p>, <key>:<p>), shared with other instances
+  --partition-stream NAME  nats --partitions: the stream holding <subject>.<p> (default --stream)
+  --lease-ms N          nats/redis --partitions: partition lease time; a dead instance's partitions
+                        move after it (default 10000)
+  --instance-id ID      nats/redis --partitions: this instance's name (default host-pid)
   --end-open-runs-on-shutdown  nats/redis: end open runs as abandoned instead of leaving them for redelivery
   --port N              serve: port (default 4320)
   --host ADDR           serve: address to bind (default 127.0.0.1)
@@ -47,8 +56,127 @@ Options:
   --agent-name NAME     gen_ai.agent.name for every run
   --capture-content     Capture outputs and tool arguments/results (scrubbed, truncated)
   --quiet               Print only errors
+  --json                ingest/demo: print the summary as one JSON object on stdout (no trace trees)
   --version             Print the version
 
 Export follows the standard environment: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL
-(http/protobuf, http/json), OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
-OTEL_TRACES_EXPORTER, OTEL_METRICS_EXPORTER, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT.`;
+(http/protobuf, http/json, grpc), OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
+OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER (lists: otlp, console, none), OTEL_SDK_DISABLED,
+OTEL_TRACES_SAMPLER (+ _ARG), OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT.`;
+
+/** The flags each command takes (besides --help and --version). */
+export const COMMAND_OPTIONS = {
+  ingest: [
+    'dialect',
+    'strict',
+    'follow',
+    'workers',
+    'output',
+    'agent-name',
+    'capture-content',
+    'quiet',
+    'json',
+  ],
+  demo: ['runs', 'output', 'agent-name', 'capture-content', 'quiet', 'json'],
+  validate: ['dialect', 'quiet'],
+  crabtalk: ['socket', 'tcp', 'grace-ms', 'output', 'agent-name', 'capture-content', 'quiet'],
+  nats: [
+    'url',
+    'stream',
+    'subject',
+    'durable',
+    'ack-wait-ms',
+    'max-ack-pending',
+    'grace-ms',
+    'end-open-runs-on-shutdown',
+    'partitions',
+    'partition-stream',
+    'lease-ms',
+    'instance-id',
+    'dialect',
+    'agent-name',
+    'capture-content',
+    'quiet',
+  ],
+  redis: [
+    'url',
+    'stream',
+    'group',
+    'consumer',
+    'claim-idle-ms',
+    'max-ack-pending',
+    'grace-ms',
+    'end-open-runs-on-shutdown',
+    'partitions',
+    'lease-ms',
+    'instance-id',
+    'dialect',
+    'agent-name',
+    'capture-content',
+    'quiet',
+  ],
+  route: [
+    'url',
+    'stream',
+    'subject',
+    'durable',
+    'group',
+    'consumer',
+    'ack-wait-ms',
+    'claim-idle-ms',
+    'partitions',
+    'quiet',
+  ],
+  serve: [
+    'port',
+    'host',
+    'token-env',
+    'allow-unauthenticated',
+    'max-body-bytes',
+    'max-line-bytes',
+    'max-requests-per-second',
+    'prometheus-port',
+    'tls-cert',
+    'tls-key',
+    'dialect',
+    'agent-name',
+    'capture-content',
+    'quiet',
+  ],
+} as const satisfies Record<string, readonly string[]>;
+
+export type CommandName = keyof typeof COMMAND_OPTIONS;
+
+export const isCommandName = (name: string): name is CommandName =>
+  Object.hasOwn(COMMAND_OPTIONS, name);
+
+/** `agent-otel-bridge <command> --help`: the command's line and its own options only. */
+export function commandUsage(name: CommandName): string {
+  const lines = USAGE.split('\n');
+  const summary = lines.find((l) => new RegExp(`^ {2}${name}\\b`).test(l))?.trim() ?? name;
+  const optionsAt = lines.indexOf('Options:');
+  const endAt = lines.findIndex((l, i) => i > optionsAt && l === '');
+  const allowed = new Set<string>([...COMMAND_OPTIONS[name], 'version']);
+  const own: string[] = [];
+  let keep = false;
+  for (const line of lines.slice(optionsAt + 1, endAt)) {
+    const flag = /^ {2}--([a-z-]+)/.exec(line)?.[1];
+    if (flag !== undefined) keep = allowed.has(flag);
+    if (keep) own.push(line);
+  }
+  const [synopsis, description] = summary.split(/\s{2,}/, 2);
+  return [
+    `Usage: agent-otel-bridge ${synopsis}`,
+    '',
+    ...(description === undefined ? [] : [description, '']),
+    'Options:',
+    ...own,
+    '  --help, -h            Show this help',
+    '',
+    `All commands: agent-otel-bridge help. Exit codes: ${EXIT_CODES}.`,
+  ].join('\n');
+}
+
+/** The CLI's exit codes, as the README's table says them. */
+export const EXIT_CODES =
+  '0 done (all delivered), 1 rejected input (validate; ingest --strict) or a failure, 2 usage error, 3 data not delivered';

@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import type { Env } from '../config.js';
 import type { InputDialect } from '../dialects/detect.js';
 import type { RunSummary } from '../mapping/tracker-context.js';
-import { createAgentOtelSink } from '../sink.js';
+import { createBridgeSink } from '../sink.js';
 import type { HandleResult } from '../sink.js';
 import type { Input } from './pipeline.js';
 
@@ -26,7 +26,7 @@ export async function validate(
 ): Promise<boolean> {
   const runs: RunSummary[] = [];
   // No providers: the global API's no-op ones, so nothing is exported.
-  const sink = createAgentOtelSink({ env: options.env, onRunEnd: (run) => runs.push(run) });
+  const sink = createBridgeSink({ env: options.env, onRunEnd: (run) => runs.push(run) });
   const byType = new Map<string, Map<string, number>>();
   let lines = 0;
   let notAccepted = 0;

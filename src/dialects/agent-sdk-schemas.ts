@@ -31,6 +31,7 @@ export const SCHEMAS = {
   done: z.looseObject({
     thread_id: z.string().nullish(),
     total_turns: Count.nullish(),
+    total_usage: TokenUsage.nullish(),
     duration: z.looseObject({ secs: Count, nanos: Count }).nullish(),
   }),
   error: z.looseObject({ message: z.string(), recoverable: z.boolean() }),

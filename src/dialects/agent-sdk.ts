@@ -9,14 +9,40 @@ import { ScopedRuns } from './scoped-runs.js';
 import { defined } from './annotation-values.js';
 import { toRejection } from './zod-issue.js';
 
-// agent-sdk v0.1–v0.3 (and the v0.5+ envelope): `{"type":"<snake_case>", …}`. No run ids; a run is
-// `start` … `done` or a non-recoverable `error` on one stream, `thread_id` is the conversation.
+// agent-sdk v0.1–v0.3 (and the v0.5+ envelope): `{"type":"<snake_case>", …}`. No run ids;
+// `thread_id` is the conversation. As the loop (bipa-app/agent-sdk v0.3.0, src/agent_loop.rs
+// `run_loop` and `AgentLoop::run`) emits them: every turn begins with `start{turn}` (turn 1
+// begins a run); `turn_complete` comes only for turns that called tools, so the last turn's usage
+// is only in `done.total_usage`; `Maximum turns`, `Rate limited after N retries` and `Server error
+// after N retries` (recoverable) and `Invalid request` (not recoverable) break out of the loop and
+// are followed by `done`: one run, failed; an error the loop returns (`?`) is sent as a
+// non-recoverable `error` with no `done`. Confirmation and PIN tools get no `tool_call_end`.
+
+/** Errors after which the loop breaks out and sends `done`: the run failed. */
+const LOOP_BREAK = /^(?:Maximum turns|Rate limited after|Server error after|Invalid request)/;
+
+/** The loop's own result text for a tool that waits for the user. */
+const AWAITING = {
+  confirmation: 'Awaiting user confirmation',
+  pin: 'Awaiting PIN verification',
+} as const;
+
+interface Usage {
+  input: number;
+  output: number;
+}
 
 class AgentSdkDecoder {
   private readonly runs: ScopedRuns;
+  /** The error that ends the current run at its `done`. */
+  private failure: string | undefined;
+  /** Usage told by `turn_complete` in the current run (`done` carries the total). */
+  private told: Usage = { input: 0, output: 0 };
+  /** A run that failed without `done` yet: a `done` before the next `start` still belongs to it. */
+  private failedRun: { runId: string; iteration: number; told: Usage } | undefined;
 
   constructor(private readonly stream: StreamContext) {
-    this.runs = new ScopedRuns(stream.scope);
+    this.runs = new ScopedRuns('agent-sdk');
   }
 
   decode(value: unknown): ParseResult {
@@ -33,8 +59,10 @@ class AgentSdkDecoder {
           type,
         );
       t = parsed;
+      this.runs.see(value, t);
     } else {
       t = this.stream.arrival();
+      this.runs.see(value);
     }
     if (NO_OPS.has(type)) return accepted(type);
     if (!Object.hasOwn(SCHEMAS, type)) return ignoredVariant('agent-sdk', type);
@@ -48,10 +76,16 @@ class AgentSdkDecoder {
     switch (type) {
       case 'start': {
         const start = payload as Payload<'start'>;
-        const runId = this.runs.start();
+        const turn = start.turn ?? 1;
+        // A later turn of the open run; turn 1 (or a turn not after the last one) begins a run.
+        if (this.runs.open && turn > this.runs.iteration) return this.runs.startIteration(t, turn);
+        const runId = this.runs.start(start.thread_id ?? undefined);
+        this.failure = undefined;
+        this.failedRun = undefined;
+        this.told = { input: 0, output: 0 };
         return [
           { type: 'RunStarted', runId, time: t, sessionId: start.thread_id ?? undefined },
-          ...this.runs.startIteration(t, start.turn ?? 1),
+          ...this.runs.startIteration(t, turn),
         ];
       }
       case 'text_delta':
@@ -101,10 +135,10 @@ class AgentSdkDecoder {
       case 'tool_requires_confirmation':
       case 'tool_requires_pin': {
         const ask = payload as Payload<'tool_requires_confirmation'>;
-        const event =
-          type === 'tool_requires_pin'
-            ? 'agent_sdk.tool.pin_required'
-            : 'agent_sdk.tool.confirmation_required';
+        const pin = type === 'tool_requires_pin';
+        const event = pin ? 'agent_sdk.tool.pin_required' : 'agent_sdk.tool.confirmation_required';
+        // The tool does not run: the loop answers the model with this result and sends no
+        // `tool_call_end`, so the tool span ends here.
         return [
           this.runs.annotation(
             t,
@@ -116,6 +150,14 @@ class AgentSdkDecoder {
             }),
             ask.id,
           ),
+          {
+            type: 'ToolExecutionFinished',
+            runId: this.runs.current(),
+            time: t,
+            callId: ask.id,
+            toolName: ask.name,
+            result: { ok: false, error: pin ? AWAITING.pin : AWAITING.confirmation },
+          },
         ];
       }
       case 'tool_call_end': {
@@ -131,7 +173,7 @@ class AgentSdkDecoder {
             toolName: end.name,
             result: end.result.success
               ? { ok: true, output: end.result.data ?? output }
-              : { ok: false, error: text },
+              : { ok: false, error: text, isOutput: true },
             durationMs: end.result.duration_ms ?? undefined,
           },
         ];
@@ -141,6 +183,8 @@ class AgentSdkDecoder {
         const runId = this.runs.current();
         const events: AgentEvent[] = [...this.runs.startIteration(t, turn.turn)];
         if (turn.usage !== null && turn.usage !== undefined) {
+          this.told.input += turn.usage.input_tokens ?? 0;
+          this.told.output += turn.usage.output_tokens ?? 0;
           events.push({
             type: 'UsageRecorded',
             runId,
@@ -158,34 +202,57 @@ class AgentSdkDecoder {
       }
       case 'done': {
         const done = payload as Payload<'done'>;
-        const runId = this.runs.current();
-        const events: AgentEvent[] = [];
-        if (done.duration !== null && done.duration !== undefined) {
-          events.push(
-            this.runs.annotation(t, 'run', undefined, {
-              'agent_sdk.run.duration': (done.duration.secs * 1e9 + done.duration.nanos) / 1e9,
-            }),
-          );
+        const failed = this.failedRun;
+        if (failed !== undefined && !this.runs.open) {
+          // The `done` after `Invalid request`: the run already ended; its usage and duration still count.
+          this.failedRun = undefined;
+          return doneFacts(failed.runId, t, done, failed.iteration, failed.told);
         }
-        events.push({
-          type: 'RunCompleted',
-          runId,
-          time: t,
-          iterations: done.total_turns ?? this.runs.iteration,
-        });
+        const runId = this.runs.current();
+        const iterations = this.runs.iteration > 0 ? this.runs.iteration : done.total_turns;
+        const events = [
+          ...(this.runs.iteration === 0 ? this.runs.startIteration(t) : []),
+          ...doneFacts(runId, t, done, this.runs.iteration, this.told),
+        ];
+        if (this.failure === undefined) {
+          // The last turn answered without tools: its model call ends with the run.
+          if (this.runs.iterationOpen)
+            events.push({
+              type: 'AssistantMessageCommitted',
+              runId,
+              time: t,
+              iteration: this.runs.iteration,
+            });
+          events.push({
+            type: 'RunCompleted',
+            runId,
+            time: t,
+            iterations: iterations ?? undefined,
+          });
+        } else {
+          events.push({ type: 'RunFailed', runId, time: t, error: this.failure });
+        }
+        this.failure = undefined;
         this.runs.end();
         return events;
       }
       case 'error': {
         const error = payload as Payload<'error'>;
-        if (error.recoverable)
+        if (error.recoverable) {
+          // The loop breaks out after these; the run fails at the `done` that follows.
+          if (LOOP_BREAK.test(error.message)) this.failure = error.message;
           return [
             this.runs.annotation(t, 'run', 'agent_sdk.error', {
               'agent_sdk.error.message': error.message,
               'agent_sdk.error.recoverable': true,
             }),
           ];
+        }
+        // Not recoverable: the run is over now (an error the loop returned has no `done`; after
+        // `Invalid request` a `done` follows, and brings the run's usage and duration).
         const runId = this.runs.current();
+        this.failedRun = { runId, iteration: this.runs.iteration, told: this.told };
+        this.failure = undefined;
         this.runs.end();
         return [{ type: 'RunFailed', runId, time: t, error: error.message }];
       }
@@ -228,6 +295,45 @@ class AgentSdkDecoder {
     }
     return [];
   }
+}
+
+/**
+ * What `done` adds to a run: the usage its last turn had (the total less what `turn_complete`
+ * told, as the last turn, without tools, has no `turn_complete`) and the loop's own duration.
+ */
+function doneFacts(
+  runId: string,
+  t: HrTime,
+  done: Payload<'done'>,
+  iteration: number,
+  told: Usage,
+): AgentEvent[] {
+  const events: AgentEvent[] = [];
+  const total = done.total_usage;
+  if (total !== null && total !== undefined) {
+    const input = Math.max(0, (total.input_tokens ?? 0) - told.input);
+    const output = Math.max(0, (total.output_tokens ?? 0) - told.output);
+    if ((input > 0 || output > 0) && iteration > 0)
+      events.push({
+        type: 'UsageRecorded',
+        runId,
+        time: t,
+        iteration,
+        usage: { inputTokens: input, outputTokens: output },
+      });
+  }
+  if (done.duration !== null && done.duration !== undefined) {
+    events.push({
+      type: 'Annotation',
+      runId,
+      time: t,
+      target: 'run',
+      attributes: {
+        'agent_sdk.run.duration': (done.duration.secs * 1e9 + done.duration.nanos) / 1e9,
+      },
+    });
+  }
+  return events;
 }
 
 function classify(value: unknown): Verdict {

@@ -6,6 +6,8 @@ import { ScopedRuns } from './scoped-runs.js';
 /** A tool call as crabtalk announces it (the daemon feed carries no call ids). */
 export interface CrabtalkToolCall {
   readonly id?: string | undefined;
+  /** Position in the model's tool-call list. */
+  readonly index?: number | undefined;
   readonly name: string;
   /** Raw JSON text. */
   readonly arguments: string;
@@ -36,19 +38,29 @@ export class CrabtalkConversation {
   private pending: { id: string; name: string }[] = [];
 
   constructor(
-    scope: string,
     private readonly conversationId?: string,
     private readonly runAttributes: Readonly<Record<string, AnnotationValue>> = {},
-    stampIds = false,
   ) {
-    this.runs = new ScopedRuns(scope, stampIds);
+    this.runs = new ScopedRuns('crabtalk', conversationId);
+  }
+
+  /** The input being decoded, with the daemon's timestamp when it has one (see `ScopedRuns`). */
+  see(input: unknown, stamped?: HrTime): void {
+    this.runs.see(input, stamped);
   }
 
   /** Text, thinking or tool output: the run and iteration are opened as needed. */
   output(t: HrTime): AgentEvent[] {
+    const events = this.openRun(t);
+    events.push(...this.runs.ensureIteration(t));
+    return events;
+  }
+
+  /** The run, opened when none is (without a model call: a note or Done may come first). */
+  private openRun(t: HrTime): AgentEvent[] {
     const events: AgentEvent[] = [];
     if (!this.runs.open) {
-      const runId = this.runs.start(t);
+      const runId = this.runs.start();
       events.push({ type: 'RunStarted', runId, time: t, sessionId: this.conversationId });
       if (Object.keys(this.runAttributes).length > 0) {
         events.push({
@@ -60,7 +72,6 @@ export class CrabtalkConversation {
         });
       }
     }
-    events.push(...this.runs.ensureIteration(t));
     return events;
   }
 
@@ -72,7 +83,11 @@ export class CrabtalkConversation {
     const events = this.output(t);
     const runId = this.runs.current();
     calls.forEach((call, k) => {
-      const id = call.id ?? `${call.name}@${this.runs.iteration}.${k + 1}`;
+      // Providers without call ids (an empty id) are told apart by the call's index.
+      const id =
+        call.id === undefined || call.id === ''
+          ? `${call.name}@${this.runs.iteration}.${(call.index ?? k) + 1}`
+          : call.id;
       this.toolNames.set(id, call.name);
       this.pending.push({ id, name: call.name });
       events.push(
@@ -100,10 +115,10 @@ export class CrabtalkConversation {
     },
   ): AgentEvent[] {
     const events = this.runs.open ? [] : this.output(t);
-    const index =
-      result.callId === undefined ? 0 : this.pending.findIndex((p) => p.id === result.callId);
+    const known = result.callId === undefined || result.callId === '' ? undefined : result.callId;
+    const index = known === undefined ? 0 : this.pending.findIndex((p) => p.id === known);
     const match = index >= 0 ? this.pending.splice(index, 1)[0] : undefined;
-    const callId = result.callId ?? match?.id ?? `unmatched@${this.runs.iteration}`;
+    const callId = known ?? match?.id ?? `unmatched@${this.runs.iteration}`;
     const toolName = this.toolNames.get(callId) ?? match?.name ?? 'unknown';
     events.push({
       type: 'ToolExecutionFinished',
@@ -112,7 +127,7 @@ export class CrabtalkConversation {
       callId,
       toolName,
       result: result.isError
-        ? { ok: false, error: result.output }
+        ? { ok: false, error: result.output, isOutput: true }
         : { ok: true, output: result.output },
       durationMs: result.durationMs,
     });
@@ -126,7 +141,7 @@ export class CrabtalkConversation {
   }
 
   note(t: HrTime, event: string, attributes: Record<string, AnnotationValue>): AgentEvent[] {
-    const events = this.runs.open ? [] : this.output(t);
+    const events = this.openRun(t);
     events.push({
       type: 'Annotation',
       runId: this.runs.current(),
@@ -139,7 +154,7 @@ export class CrabtalkConversation {
   }
 
   done(t: HrTime, done: CrabtalkDone): AgentEvent[] {
-    const events = this.runs.open ? [] : this.output(t);
+    const events = this.openRun(t);
     const runId = this.runs.current();
     const steps = done.steps ?? [];
     steps.forEach((step, i) => {
@@ -154,7 +169,17 @@ export class CrabtalkConversation {
       if (step.usage !== undefined)
         events.push({ type: 'UsageRecorded', runId, time: t, iteration: i + 1, usage: step.usage });
     });
-    if (steps.length === 0 && done.model !== undefined) {
+    // A model call that has no step (the stream failed, or brought nothing: run_stream ends the
+    // run without recording it) still ran on Done's model.
+    for (let i = steps.length + 1; i <= this.runs.iteration; i += 1)
+      events.push({
+        type: 'AssistantMessageCommitted',
+        runId,
+        time: t,
+        iteration: i,
+        model: done.model,
+      });
+    if (steps.length === 0 && this.runs.iteration === 0 && done.model !== undefined) {
       events.push({ type: 'AssistantMessageCommitted', runId, time: t, model: done.model });
     }
     if (done.stopReason !== undefined) {
@@ -166,7 +191,8 @@ export class CrabtalkConversation {
         attributes: { 'crabtalk.stop_reason': done.stopReason },
       });
     }
-    const iterations = done.iterations ?? Math.max(this.runs.iteration, steps.length);
+    // Done counts steps; a call that has none (see above) still ran.
+    const iterations = Math.max(done.iterations ?? 0, this.runs.iteration, steps.length);
     if (done.stopReason === 'error')
       events.push({
         type: 'RunFailed',
@@ -174,6 +200,9 @@ export class CrabtalkConversation {
         time: t,
         error: done.error ?? 'the agent stopped with an error',
       });
+    else if (done.stopReason === 'max_iterations')
+      // The loop ran out of iterations while the model still called tools.
+      events.push({ type: 'RunFailed', runId, time: t, error: 'max iterations reached' });
     else if (done.stopReason === 'cancelled') events.push({ type: 'RunCancelled', runId, time: t });
     else
       events.push({

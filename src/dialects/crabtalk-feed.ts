@@ -113,10 +113,8 @@ export class CrabtalkFeedDecoder {
     let conversation = this.conversations.get(key);
     if (conversation === undefined) {
       conversation = new CrabtalkConversation(
-        `crabtalk:${msg.agent}/${msg.sender}`,
         msg.sender === '' ? undefined : msg.sender,
         msg.agent === '' ? {} : { 'crabtalk.agent': msg.agent },
-        true,
       );
       this.conversations.set(key, conversation);
       if (this.conversations.size > MAX_CONVERSATIONS) {
@@ -124,7 +122,9 @@ export class CrabtalkFeedDecoder {
         if (oldest.done !== true) this.conversations.delete(oldest.value);
       }
     }
-    const t = parseRfc3339(msg.timestamp) ?? this.arrival();
+    const stamped = parseRfc3339(msg.timestamp);
+    const t = stamped ?? this.arrival();
+    conversation.see(msg, stamped);
     switch (kind) {
       case 'TEXT_DELTA':
         return accepted(kind, ...conversation.textDelta(t, msg.content));

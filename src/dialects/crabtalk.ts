@@ -12,6 +12,7 @@ import { toRejection } from './zod-issue.js';
 
 const Count = z.number().int().nonnegative();
 const ToolCall = z.looseObject({
+  index: z.number().int().nonnegative().nullish(),
   id: z.string().nullish(),
   function: z.looseObject({ name: z.string(), arguments: z.string().nullish() }),
 });
@@ -66,7 +67,8 @@ export function toCrabtalkDone(done: z.output<typeof Done>): CrabtalkDone {
       usage: s.usage === null || s.usage === undefined ? undefined : toUsage(s.usage),
       finishReason: s.finish_reason ?? undefined,
     })),
-    model: done.model ?? undefined,
+    model:
+      done.model === null || done.model === undefined || done.model === '' ? undefined : done.model,
     stopReason: isError ? 'error' : typeof stop === 'string' ? snake(stop) : undefined,
     error: isError ? stop.Error : undefined,
     iterations: done.iterations ?? undefined,
@@ -77,11 +79,12 @@ class CrabtalkJsonDecoder {
   private readonly conversation: CrabtalkConversation;
 
   constructor(private readonly stream: StreamContext) {
-    this.conversation = new CrabtalkConversation(stream.scope);
+    this.conversation = new CrabtalkConversation();
   }
 
   decode(value: unknown): ParseResult {
     const t = this.stream.arrival();
+    this.conversation.see(value);
     if (typeof value === 'string') {
       if (!UNIT.has(value)) return ignoredVariant('crabtalk', value.slice(0, 40));
       return accepted(
@@ -112,6 +115,7 @@ class CrabtalkJsonDecoder {
       case 'ToolCallsStart': {
         const calls = (data as z.output<Schemas['ToolCallsStart']>).map((call) => ({
           id: call.id ?? undefined,
+          index: call.index ?? undefined,
           name: call.function.name,
           arguments: call.function.arguments ?? '',
         }));

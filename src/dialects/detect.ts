@@ -111,7 +111,10 @@ export function createLineDecoder(dialect: InputDialect, stream: StreamContext):
           },
         };
       }
-      if (!isRecord(value) && (fixed || DIALECTS.every((d) => d.classify(value) === 'no'))) {
+      // A bare value is the dialect's only where it says so (crabtalk's unit variants are
+      // strings): with --dialect as with auto-detection.
+      const candidates = fixed && locked !== undefined ? [locked] : DIALECTS;
+      if (!isRecord(value) && candidates.every((d) => d.classify(value) === 'no')) {
         return {
           dialect: locked?.name ?? 'unknown',
           result: {

@@ -60,7 +60,11 @@ export const SCHEMAS = {
     intent: z.string().nullish(),
     context: z.looseObject({ kind: z.string() }).nullish(),
   }),
-  toolStart: z.looseObject({ tool_call_id: z.string(), tool_name: z.string() }),
+  toolStart: z.looseObject({
+    tool_call_id: z.string(),
+    tool_name: z.string(),
+    arguments: z.unknown().optional(),
+  }),
   toolExecutionEnd: z.looseObject({
     tool_call_id: z.string(),
     tool_name: z.string(),
@@ -69,6 +73,7 @@ export const SCHEMAS = {
   }),
   toolComplete: z.looseObject({ result: ToolResult }),
   toolError: z.looseObject({ tool_call_id: z.string(), error: z.string() }),
+  turnEnd: z.looseObject({ turn_number: Count.nullish(), assistant_message: Message.nullish() }),
   agentEnd: z.looseObject({
     messages: z.array(z.unknown()).nullish(),
     stop_reason: z.string().nullish(),
@@ -108,7 +113,6 @@ export const NO_OPS = new Set([
   'toolCallDelta',
   'toolExecutionUpdate',
   'toolProgress',
-  'turnEnd',
   'steeringMessage',
   'followUpMessage',
 ]);

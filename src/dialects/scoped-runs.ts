@@ -1,36 +1,58 @@
+import { hash } from 'node:crypto';
 import type { HrTime } from '@opentelemetry/api';
 import type { AgentEvent, Annotation, AnnotationValue } from '../events/agent-event.js';
 import { formatHrTime } from '../events/hr-time.js';
 
 /**
- * Run boundaries for runtimes whose events carry no run id: runs are numbered within their
- * stream (`<scope>#1`, `<scope>#2`, …), a run opens at its start event (or lazily at the first
- * event after the previous run ended) and iterations are numbered when the runtime does not.
+ * Run boundaries and identity for runtimes whose events carry no run id. A run opens at its
+ * start event (or lazily at the first event after the previous run ended) and is named after what
+ * the runtime itself emitted, never after the stream, a counter or the process: a UUID-shaped
+ * digest of the dialect, the conversation (session, thread) id, the run's first event time when
+ * the runtime stamps its events, and the run's first input. Runtimes without timestamps chain the
+ * digest to the previous run of the stream, so identical runs in one stream stay apart. The same
+ * log fed again, from any path or process, gives the same ids; different runs never share one
+ * (unless they are byte-identical, unstamped and first in their streams: then nothing tells them
+ * apart). Iterations are numbered when the runtime does not.
  */
 export class ScopedRuns {
-  private count = 0;
   private runId: string | undefined;
+  private previous = '';
+  private input: unknown;
+  private stamped: HrTime | undefined;
   /** Highest iteration started in the current run (0: none). */
   iteration = 0;
   /** Whether the current iteration's model call may still receive output. */
   iterationOpen = false;
 
-  /**
-   * @param stampIds name runs by their first event's time (`<scope>@<RFC 3339>`) instead of their
-   *   number, for live feeds where numbering would restart with the bridge.
-   */
   constructor(
-    private readonly scope: string,
-    private readonly stampIds = false,
+    private readonly dialect: string,
+    private readonly conversation?: string,
   ) {}
 
+  /**
+   * The input being decoded, and its own timestamp when the runtime stamped it: a run that
+   * starts with it is named after them.
+   */
+  see(input: unknown, stamped?: HrTime): void {
+    this.input = input;
+    this.stamped = stamped;
+  }
+
   /** Begins a new run (the previous one, if still open, is left to the tracker's lifecycle). */
-  start(time?: HrTime): string {
-    this.count += 1;
-    this.runId =
-      this.stampIds && time !== undefined
-        ? `${this.scope}@${formatHrTime(time)}`
-        : `${this.scope}#${this.count}`;
+  start(conversation?: string): string {
+    const digest = hash(
+      'sha256',
+      [
+        this.dialect,
+        conversation ?? this.conversation ?? '',
+        this.stamped === undefined ? '' : formatHrTime(this.stamped),
+        this.stamped === undefined ? this.previous : '',
+        JSON.stringify(this.input) ?? '',
+      ].join('\0'),
+      'hex',
+    );
+    this.runId = toUuid(digest);
+    this.previous = this.runId;
     this.iteration = 0;
     this.iterationOpen = false;
     return this.runId;
@@ -93,4 +115,10 @@ export class ScopedRuns {
   ): AgentEvent {
     return { type: 'Annotation', runId: this.current(), time, target, event, callId, attributes };
   }
+}
+
+/** 32 hex digits as an RFC 9562 version-8 (custom) UUID: the trace id is its 128 bits. */
+function toUuid(hex: string): string {
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -78,7 +78,16 @@ export interface ToolExecutionStarted extends EventBase {
   readonly toolName: string;
 }
 export type ToolResult =
-  { readonly ok: true; readonly output: unknown } | { readonly ok: false; readonly error: string };
+  | { readonly ok: true; readonly output: unknown }
+  | {
+      readonly ok: false;
+      readonly error: string;
+      /**
+       * The error is the tool's own output (oxi, agent-sdk, crabtalk report a failed tool by its
+       * result), so it is content: it leaves the process only with content capture on.
+       */
+      readonly isOutput?: boolean;
+    };
 export interface ToolExecutionFinished extends EventBase {
   readonly type: 'ToolExecutionFinished';
   readonly callId: string;

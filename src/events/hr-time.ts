@@ -57,7 +57,9 @@ export function parseRfc3339(text: string): HrTime | undefined {
   } else {
     return undefined;
   }
-  return [day + hour * 3600 + minute * 60 + second - offset, nanos];
+  const seconds = day + hour * 3600 + minute * 60 + second - offset;
+  // Before 1970 a time cannot be exported (OTLP times are unsigned nanoseconds since then).
+  return seconds < 0 ? undefined : [seconds, nanos];
 }
 
 function digits2(text: string, at: number): number {
@@ -103,11 +105,16 @@ export function maxHrTime(a: HrTime, b: HrTime): HrTime {
   return compareHrTime(a, b) >= 0 ? a : b;
 }
 
-/** `time - millis`, exact to the nanosecond for whole-millisecond durations. */
-export function subtractMillis(time: HrTime, millis: number): HrTime {
+/**
+ * `time - millis`, exact to the nanosecond for whole-millisecond durations, never before `floor`
+ * (a huge duration must not reach back before the run, or wrap below 1970).
+ */
+export function subtractMillis(time: HrTime, millis: number, floor: HrTime = [0, 0]): HrTime {
+  if (!(millis >= 0)) return time;
   const totalNanos = time[1] - Math.round((millis % 1000) * 1e6);
   const seconds = time[0] - Math.floor(millis / 1000);
-  return totalNanos < 0 ? [seconds - 1, totalNanos + 1e9] : [seconds, totalNanos];
+  const result: HrTime = totalNanos < 0 ? [seconds - 1, totalNanos + 1e9] : [seconds, totalNanos];
+  return compareHrTime(result, floor) < 0 ? floor : result;
 }
 
 /** RFC 3339 with nine fraction digits, for display and round-trips. */

@@ -14,6 +14,9 @@ import type { TrackerContext } from './tracker-context.js';
 
 export type { ApplyOutcome } from './apply-outcome.js';
 
+/** Captured arguments kept per run for calls not yet executed (each at most `maxContentBytes`). */
+const MAX_PENDING_TOOL_ARGUMENTS = 64;
+
 type NonTerminal = Exclude<AgentEvent, { type: 'RunCompleted' | 'RunFailed' | 'RunCancelled' }>;
 
 /** Applies a non-terminal event to an open run. */
@@ -61,7 +64,16 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
           target.span.addEvent(S.EVENT_TOOL_CALL_REQUESTED, attributes, event.time);
       }
       if (ctx.captureContent) {
-        (run.toolArguments ??= new Map()).set(
+        const pending = (run.toolArguments ??= new Map());
+        if (pending.size >= MAX_PENDING_TOOL_ARGUMENTS) {
+          // Arguments of calls that never ran: the oldest give way.
+          pending.delete(pending.keys().next().value as string);
+          ctx.limitHit(
+            'pending_tool_arguments',
+            `more than ${MAX_PENDING_TOOL_ARGUMENTS} tool calls of one run waited for execution; the oldest arguments were dropped`,
+          );
+        }
+        pending.set(
           event.callId,
           toContentAttribute(event.arguments, ctx.maxContentBytes, ctx.scrub),
         );
@@ -102,7 +114,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
           target.span.addEvent(S.EVENT_DOOM_LOOP_DETECTED, attributes, event.time);
       }
       run.sawDoomLoop = true;
-      ctx.instruments.doomLoops.add(1, agentMetricAttributes(ctx.agentName, run.model));
+      run.instruments.doomLoops.add(1, agentMetricAttributes(ctx.agentName, run.model));
       return ACCEPTED;
     }
     case 'CompactionCircuitOpened':
@@ -113,7 +125,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
           event.time,
         );
       }
-      ctx.instruments.breakerOpened.add(1, agentMetricAttributes(ctx.agentName));
+      run.instruments.breakerOpened.add(1, agentMetricAttributes(ctx.agentName));
       return ACCEPTED;
   }
 }

@@ -98,9 +98,9 @@ export function finalizeChat(
   if (chat.errorType !== undefined) span.setStatus({ code: SpanStatusCode.ERROR });
   span.end(end);
   const metricAttributes = chatMetricAttributes(chat.model, chat.errorType);
-  ctx.instruments.operationDuration.record(secondsBetween(end, chat.start), metricAttributes);
+  run.instruments.operationDuration.record(secondsBetween(end, chat.start), metricAttributes);
   if (chat.firstChunk !== undefined) {
-    ctx.instruments.timeToFirstChunk.record(
+    run.instruments.timeToFirstChunk.record(
       secondsBetween(chat.firstChunk, chat.start),
       metricAttributes,
     );

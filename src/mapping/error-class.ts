@@ -3,7 +3,11 @@ import { ERROR_TYPE_OTHER } from './semconv.js';
 const CLASSES: readonly [RegExp, string][] = [
   [/doom.?loop/i, 'doom_loop'],
   [/compaction|context (?:window |length )?(?:overflow|exceeded)/i, 'compaction'],
-  [/provider|rate.?limit|\b429\b|\bapi error|\b5\d\d\b|overloaded/i, 'provider'],
+  [/max(?:imum)? (?:number of )?(?:turns|iterations)/i, 'max_iterations'],
+  [
+    /provider|rate.?limit|\b429\b|\bapi error|\b5\d\d\b|overloaded|server error|invalid.?request|http error|connection (?:reset|refused|closed)/i,
+    'provider',
+  ],
   [/timed? ?out|deadline/i, 'timeout'],
   [/\btool\b/i, 'tool'],
   [/cancel/i, 'cancelled'],

@@ -126,13 +126,13 @@ export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRec
   run.inputTokens = add(run.inputTokens, inputTokens);
   run.outputTokens = add(run.outputTokens, outputTokens);
   if (inputTokens !== undefined) {
-    ctx.instruments.tokenUsage.record(inputTokens, {
+    run.instruments.tokenUsage.record(inputTokens, {
       ...chatMetricAttributes(model),
       [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_INPUT,
     });
   }
   if (outputTokens !== undefined) {
-    ctx.instruments.tokenUsage.record(outputTokens, {
+    run.instruments.tokenUsage.record(outputTokens, {
       ...chatMetricAttributes(model),
       [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_OUTPUT,
     });

@@ -40,8 +40,8 @@ export function endTool(
     [S.ATTR_AGENT_TOOL_OUTCOME]: outcome,
   };
   if (errorType !== undefined) attributes[S.ATTR_ERROR_TYPE] = errorType;
-  ctx.instruments.executeToolDuration.record(secondsBetween(end, tool.start), attributes);
-  ctx.instruments.toolCalls.add(1, {
+  run.instruments.executeToolDuration.record(secondsBetween(end, tool.start), attributes);
+  run.instruments.toolCalls.add(1, {
     [S.ATTR_GEN_AI_TOOL_NAME]: tool.name,
     [S.ATTR_AGENT_TOOL_OUTCOME]: outcome,
   });
@@ -106,12 +106,12 @@ export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): 
   runAttributes[S.ATTR_AGENT_RUN_OUTCOME] = ending.outcome;
   const durationAttributes = { ...runAttributes };
   if (ending.errorType !== undefined) durationAttributes[S.ATTR_ERROR_TYPE] = ending.errorType;
-  ctx.instruments.invokeAgentDuration.record(secondsBetween(end, run.start), durationAttributes);
-  ctx.instruments.runs.add(1, runAttributes);
-  ctx.instruments.runsActive.add(-1, agentMetricAttributes(ctx.agentName));
+  run.instruments.invokeAgentDuration.record(secondsBetween(end, run.start), durationAttributes);
+  run.instruments.runs.add(1, runAttributes);
+  run.instruments.runsActive.add(-1, agentMetricAttributes(ctx.agentName));
   const iterationAttributes = agentMetricAttributes(ctx.agentName);
   iterationAttributes[S.ATTR_AGENT_RUN_OUTCOME] = ending.outcome;
-  ctx.instruments.iterations.record(iterations, iterationAttributes);
+  run.instruments.iterations.record(iterations, iterationAttributes);
 }
 
 /** Captured tool output, scrubbed and truncated. */

@@ -1,6 +1,6 @@
 import type { Attributes, Context, HrTime, Span } from '@opentelemetry/api';
 import type { DialectName } from '../dialects/parse-result.js';
-import type { RecentEvents } from './recent-events.js';
+import type { Instruments } from './metrics.js';
 import type { SpanBudget } from './span-budget.js';
 
 /** Mutable model identity of a run or call (a lazily opened run learns it later). */
@@ -95,6 +95,9 @@ export interface RunRecord {
   inputTokens: number | undefined;
   outputTokens: number | undefined;
   sawDoomLoop: boolean;
-  /** What the run remembers of the events applied so far, to recognise exact duplicates. */
-  readonly recent: RecentEvents;
+  /**
+   * Where the run's metrics go: the sink's instruments, or no-op ones when the run is rebuilt
+   * from redelivered events after its metrics were already recorded (each run counts once).
+   */
+  readonly instruments: Instruments;
 }

@@ -1,14 +1,12 @@
-import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import type { Attributes } from '@opentelemetry/api';
+import { createNoopMeter, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import type { AgentEvent, TerminalEvent } from '../events/agent-event.js';
 import { isTerminal } from '../events/agent-event.js';
 import { maxHrTime } from '../events/hr-time.js';
 import type { DialectName } from '../dialects/parse-result.js';
 import { applyEvent } from './apply-event.js';
-import { eventFingerprint } from './event-fingerprint.js';
 import { toTraceId } from './ids.js';
-import { agentMetricAttributes } from './metrics.js';
-import { RecentEvents } from './recent-events.js';
+import { agentMetricAttributes, createInstruments } from './metrics.js';
 import { newBudget } from './span-budget.js';
 import { endRun } from './run-end.js';
 import type { RunEnding } from './run-end.js';
@@ -30,12 +28,20 @@ export type TrackOutcome =
 /** Why a run was ended as abandoned. */
 export type EvictionReason = 'idle_timeout' | 'capacity' | 'shutdown' | 'end_of_input';
 
-/** Per-run state and lifecycle: turns a stream of events for many runs into spans and metrics. */
+const NO_METRICS = createInstruments(createNoopMeter());
+
+/**
+ * Per-run state and lifecycle: turns each run's events, applied in time order (see
+ * `ReorderBuffer`), into spans and metrics.
+ */
 export class RunTracker {
   // Insertion order is activity order: a run is moved to the end on each event (LRU).
   private readonly runs = new Map<string, RunRecord>();
   // Finished runs → fingerprint of their terminal event (-1: none), to tell duplicates from late events.
   private readonly finished = new Map<string, number>();
+  // Runs forgotten after their metrics were recorded: rebuilt from redelivered events, they
+  // export their spans again (same ids, same content) but record no metric a second time.
+  private readonly counted = new Set<string>();
   /** Runs ended so far, by outcome. */
   readonly outcomes: Record<RunEnding['outcome'], number> = {
     completed: 0,
@@ -44,37 +50,46 @@ export class RunTracker {
     abandoned: 0,
   };
 
+  /** Told of each run ended without its terminal event (idle, capacity, end of input). */
+  onAbandoned: ((runId: string) => void) | undefined;
+
   constructor(private readonly ctx: TrackerContext) {}
 
   get openRuns(): number {
     return this.runs.size;
   }
 
-  track(event: AgentEvent, dialect: DialectName): TrackOutcome {
+  /**
+   * For an event of a run that has finished: `duplicate` when it is the run's terminal event
+   * again, `late` otherwise. Undefined while the run is not known to have finished.
+   */
+  afterFinish(event: AgentEvent, fingerprint: number): TrackOutcome | undefined {
     const terminalKey = this.finished.get(event.runId);
-    if (terminalKey !== undefined) {
-      return eventFingerprint(event) === terminalKey
-        ? {
-            outcome: 'duplicate',
-            reason: 'duplicate_event',
-            message: `duplicate ${event.type} for finished run ${event.runId}`,
-          }
-        : {
-            outcome: 'late',
-            reason: 'run_finished',
-            message: `${event.type} after run ${event.runId} finished`,
-          };
-    }
+    if (terminalKey === undefined) return undefined;
+    return fingerprint === terminalKey
+      ? {
+          outcome: 'duplicate',
+          reason: 'duplicate_event',
+          message: `duplicate ${event.type} for finished run ${event.runId}`,
+        }
+      : {
+          outcome: 'late',
+          reason: 'run_finished',
+          message: `${event.type} after run ${event.runId} finished and its grace period passed`,
+        };
+  }
+
+  /** Whether the run is open here. */
+  isOpen(runId: string): boolean {
+    return this.runs.has(runId);
+  }
+
+  /** Applies one event, in its run's time order (`fingerprint`: its `eventFingerprint`). */
+  track(event: AgentEvent, dialect: DialectName, fingerprint: number): TrackOutcome {
+    if (this.finished.has(event.runId)) return this.afterFinish(event, fingerprint)!;
     const now = this.ctx.now();
     let run = this.runs.get(event.runId);
     if (run !== undefined) {
-      if (run.recent.has(event)) {
-        return {
-          outcome: 'duplicate',
-          reason: 'duplicate_event',
-          message: `duplicate ${event.type} for run ${event.runId}`,
-        };
-      }
       this.runs.delete(event.runId);
       this.runs.set(event.runId, run);
     } else {
@@ -84,12 +99,10 @@ export class RunTracker {
     run.lastSeen = maxHrTime(run.lastSeen, event.time);
     run.lastActivityMillis = now;
     if (isTerminal(event)) {
-      this.finish(run, toEnding(this.ctx, run, event), eventFingerprint(event));
+      this.finish(run, toEnding(this.ctx, run, event), fingerprint);
       return { outcome: 'accepted' };
     }
-    const applied = applyEvent(this.ctx, run, event);
-    if (applied.outcome === 'accepted') run.recent.add(event);
-    return applied;
+    return applyEvent(this.ctx, run, event);
   }
 
   /**
@@ -97,7 +110,10 @@ export class RunTracker {
    * export failed and its source will redeliver).
    */
   forget(runId: string): void {
-    this.finished.delete(runId);
+    if (!this.finished.delete(runId)) return;
+    this.counted.add(runId);
+    if (this.counted.size > this.ctx.finishedRunMemory)
+      this.counted.delete(this.counted.values().next().value!);
   }
 
   /** Ends runs that saw no event for longer than the idle timeout. */
@@ -187,11 +203,10 @@ export class RunTracker {
       inputTokens: undefined,
       outputTokens: undefined,
       sawDoomLoop: false,
-      recent: new RecentEvents(this.ctx.recentEventKeysPerRun),
+      instruments: this.counted.has(event.runId) ? NO_METRICS : this.ctx.instruments,
     };
-    if (started !== undefined) run.recent.add(started);
     this.runs.set(event.runId, run);
-    this.ctx.instruments.runsActive.add(1, agentMetricAttributes(this.ctx.agentName));
+    run.instruments.runsActive.add(1, agentMetricAttributes(this.ctx.agentName));
     return run;
   }
 
@@ -201,7 +216,8 @@ export class RunTracker {
       { outcome: 'abandoned', time: run.lastSeen, errorType: 'abandoned' },
       undefined,
     );
-    this.ctx.instruments.runsEvicted.add(1, { [S.ATTR_AGENT_BRIDGE_REASON]: reason });
+    run.instruments.runsEvicted.add(1, { [S.ATTR_AGENT_BRIDGE_REASON]: reason });
+    this.onAbandoned?.(run.runId);
   }
 
   private finish(run: RunRecord, ending: RunEnding, terminalKey: number | undefined): void {
@@ -223,7 +239,10 @@ export class RunTracker {
           outcome: ending.outcome,
           iterations: ending.iterations ?? run.iterationCount,
           synthesized: run.synthesized,
-          spanCount: 1 + run.iterationCount + run.chats.length + run.finishedTools.size,
+          // A run a sampler dropped makes no spans: nothing of it is owed to a collector.
+          spanCount: isSampled(run.span)
+            ? 1 + run.iterationCount + run.chats.length + run.finishedTools.size
+            : 0,
         });
       } catch {
         // A listener's failure must not break the mapping.
@@ -251,4 +270,8 @@ function toEnding(ctx: TrackerContext, run: RunRecord, event: TerminalEvent): Ru
     case 'RunCancelled':
       return { outcome: 'cancelled', time: event.time };
   }
+}
+
+function isSampled(span: Span): boolean {
+  return (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
 }

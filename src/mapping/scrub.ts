@@ -1,44 +1,54 @@
+import type { CheckedRule } from './personal-data.js';
+import { CHECKED_SECRET_RULES, PERSONAL_DATA_RULES } from './personal-data.js';
+import { SECRET_PATTERNS } from './secret-rules.js';
+
 /** What a masked secret is replaced with. */
 export const REDACTED = '[REDACTED]';
 
 /**
- * Default secret shapes. A pattern with a capture group named `keep` keeps that part (a
- * `password=` prefix, a `Bearer ` scheme) and masks the rest of the match.
+ * Default secret shapes (see secret-rules.ts for their sources). A pattern with a capture group
+ * named `keep` keeps that part (a `password=` prefix, a `Bearer ` scheme) and masks the rest.
  */
-export const DEFAULT_SCRUB_PATTERNS: readonly RegExp[] = Object.freeze([
-  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
-  /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, // JWT
-  /\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{16,}/g, // OpenAI, Anthropic
-  /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g, // GitHub
-  /\bglpat-[A-Za-z0-9_-]{20,}/g, // GitLab
-  /\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b/g, // AWS access key id
-  /\bAIza[0-9A-Za-z_-]{35}\b/g, // Google API key
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack
-  /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}/g, // Stripe
-  /\bhf_[A-Za-z0-9]{30,}/g, // Hugging Face
-  /(?<keep>\b[Bb]earer\s+)[A-Za-z0-9._~+/=-]{8,}/g,
-  /(?<keep>\b[Bb]asic\s+)[A-Za-z0-9+/=]{8,}/g,
-  /(?<keep>[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+(?=@)/gi, // password in a URL
-  /(?<keep>\b(?:password|passwd|pwd|secret|client_secret|token|access_token|refresh_token|api[_-]?key|apikey|aws_secret_access_key)["']?\s*[:=]\s*["']?)[^\s"'&,;)}\]]+/gi,
-]);
+export const DEFAULT_SCRUB_PATTERNS: readonly RegExp[] = SECRET_PATTERNS;
 
 /** Masks secrets in free text before it leaves the process. */
 export type Scrubber = (text: string) => string;
 
-export function createScrubber(patterns: readonly RegExp[]): Scrubber {
+export interface ScrubberOptions {
+  /** Also mask payment card numbers (Luhn-checked) and e-mail addresses. Default: true. */
+  readonly personalData?: boolean;
+}
+
+/**
+ * A scrubber for `patterns`, plus the checked rules: 40-character keys without a prefix and, unless
+ * turned off, personal data.
+ */
+export function createScrubber(
+  patterns: readonly RegExp[],
+  options: ScrubberOptions = {},
+): Scrubber {
   const compiled = patterns.map((p) => (p.global ? p : new RegExp(p.source, `${p.flags}g`)));
+  const checked: readonly CheckedRule[] = [
+    ...CHECKED_SECRET_RULES,
+    ...(options.personalData === false ? [] : PERSONAL_DATA_RULES),
+  ];
+  const mask = (...args: unknown[]): string => {
+    const groups = args.at(-1);
+    const keep =
+      typeof groups === 'object' && groups !== null
+        ? (groups as { keep?: string }).keep
+        : undefined;
+    return `${keep ?? ''}${REDACTED}`;
+  };
   return (text) => {
     let out = text;
     for (const pattern of compiled) {
       pattern.lastIndex = 0;
-      out = out.replace(pattern, (...args: unknown[]) => {
-        const groups = args.at(-1);
-        const keep =
-          typeof groups === 'object' && groups !== null
-            ? (groups as { keep?: string }).keep
-            : undefined;
-        return `${keep ?? ''}${REDACTED}`;
-      });
+      out = out.replace(pattern, mask);
+    }
+    for (const rule of checked) {
+      rule.pattern.lastIndex = 0;
+      out = out.replace(rule.pattern, (match) => (rule.check(match) ? REDACTED : match));
     }
     return out;
   };

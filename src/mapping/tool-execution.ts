@@ -77,7 +77,9 @@ export function finishTool(
     if (limited !== undefined) return limited;
     if (run.chat !== undefined) closeChat(run, run.chat, { time: event.time, incomplete: false });
     const start =
-      event.durationMs === undefined ? event.time : subtractMillis(event.time, event.durationMs);
+      event.durationMs === undefined
+        ? event.time
+        : subtractMillis(event.time, event.durationMs, run.start);
     tool = startTool(ctx, run, event.callId, event.toolName, start);
   }
   if (event.result.ok) {
@@ -88,7 +90,12 @@ export function finishTool(
       );
     endTool(ctx, run, tool, event.time, 'success', undefined);
   } else {
-    tool.span.setStatus({ code: SpanStatusCode.ERROR, message: ctx.freeText(event.result.error) });
+    const { error, isOutput } = event.result;
+    tool.span.setStatus(
+      isOutput === true && !ctx.captureContent
+        ? { code: SpanStatusCode.ERROR }
+        : { code: SpanStatusCode.ERROR, message: ctx.freeText(error) },
+    );
     endTool(ctx, run, tool, event.time, 'failure', 'tool_error');
   }
   return ACCEPTED;

@@ -9,6 +9,10 @@ export interface Delivery {
   nak(delayMillis: number): void;
   /** Tell the broker the message is still being worked on (NATS `+WIP`). */
   keepAlive?(): void;
+  /** The partition it was read from (partitioned consumption). */
+  readonly partition?: number;
+  /** Hand it to the partition's next owner: neither acknowledged nor redelivered here. */
+  release?(): void;
 }
 
 export interface LedgerEvents {
@@ -45,6 +49,8 @@ export class DeliveryLedger implements ExportListener {
   private readonly failedTraces = new Set<string>();
   private awaitingMetrics: Exporting[] = [];
   private heldCount = 0;
+  private ackedCount = 0;
+  private durableRuns = 0;
   // Signals whose last export failed; an outage lasts while one of them is failing.
   private readonly failing = new Set<'spans' | 'metrics'>();
   private redeliveryDelayMillis = 1000;
@@ -60,6 +66,16 @@ export class DeliveryLedger implements ExportListener {
     return this.heldCount;
   }
 
+  /** Messages acknowledged: applied and durable at the collector, or not to be kept. */
+  get acknowledged(): number {
+    return this.ackedCount;
+  }
+
+  /** Runs whose spans and a later metric collection reached the collector. */
+  get runsDelivered(): number {
+    return this.durableRuns;
+  }
+
   /** Every held message (for keep-alives). */
   *held(): Iterable<Delivery> {
     for (const list of this.open.values()) yield* list;
@@ -70,6 +86,7 @@ export class DeliveryLedger implements ExportListener {
   settle(delivery: Delivery, result: HandleResult): void {
     if (result.outcome !== 'accepted' || result.runId === undefined) {
       delivery.ack();
+      this.ackedCount += 1;
       return;
     }
     this.heldCount += 1;
@@ -137,11 +154,41 @@ export class DeliveryLedger implements ExportListener {
     this.recover('metrics');
     const durable = this.awaitingMetrics.filter((e) => e.endedAt <= collectedAtMillis);
     this.awaitingMetrics = this.awaitingMetrics.filter((e) => e.endedAt > collectedAtMillis);
-    for (const entry of durable) this.release(entry, (d) => d.ack());
+    for (const entry of durable) {
+      this.release(entry, (d) => d.ack());
+      this.ackedCount += entry.deliveries.length;
+      this.durableRuns += 1;
+    }
   }
 
   metricsFailed(error: Error | undefined): void {
     this.outage('metrics', `metric export failed: ${error?.message ?? 'unknown error'}`);
+  }
+
+  /**
+   * Gives up every message of partition `p` (its ownership moved): they are neither acknowledged
+   * nor redelivered here, so the next owner rebuilds their runs. Returns the runs to forget.
+   */
+  releasePartition(p: number): string[] {
+    const inPartition = (deliveries: readonly Delivery[]) =>
+      deliveries.some((d) => d.partition === p);
+    const runs: string[] = [];
+    for (const [runId, deliveries] of this.open) {
+      if (!inPartition(deliveries)) continue;
+      this.open.delete(runId);
+      for (const delivery of deliveries) delivery.release?.();
+      this.heldCount -= deliveries.length;
+      runs.push(runId);
+    }
+    for (const [runId, entry] of [...this.endedByRun]) {
+      if (!inPartition(entry.deliveries)) continue;
+      this.release(entry, (d) => d.release?.());
+      this.awaitingMetrics = this.awaitingMetrics.filter((e) => e !== entry);
+      for (const [traceId, exporting] of this.exportingByTrace)
+        if (exporting === entry) this.exportingByTrace.delete(traceId);
+      runs.push(runId);
+    }
+    return runs;
   }
 
   private checkSpans(traceId: string, entry: Exporting): void {

@@ -3,8 +3,10 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { INPUT_DIALECTS } from '../dialects/detect.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../dialects/json-depth.js';
+import { ByteBudget, readBody, splitBody } from './http-body.js';
 import type { InputDialect } from '../dialects/detect.js';
-import type { AgentOtelSink, EventStream, HandleResult } from '../sink.js';
+import type { BridgeSink, EventStream, HandleResult } from '../sink.js';
 import { createBearerCheck } from './bearer-auth.js';
 import { ClientRateLimit } from './rate-limit.js';
 
@@ -21,7 +23,27 @@ export interface HttpSourceOptions {
   readonly maxRequestsPerSecond: number;
   /** Serve HTTPS with this PEM certificate and key. */
   readonly tls?: { readonly cert: string; readonly key: string } | undefined;
+  /**
+   * Asked before a request is read: a reason to refuse it for now (answered 503 with
+   * `Retry-After`), so that nothing is accepted that may not be kept. Default: always admitted.
+   */
+  readonly admission?: () => Refusal | undefined;
+  /**
+   * Request body bytes held at once over all requests; beyond it a request is answered 503 with
+   * `Retry-After` (memory is bounded per process, not per request). Default: 64 MiB.
+   */
+  readonly maxInFlightBytes?: number;
+  /** Deepest JSON nesting of a JSON-array body, checked before it is parsed. Default: 64. */
+  readonly maxJsonDepth?: number;
 }
+
+/** Why a request is refused for now, and when to try again. */
+export interface Refusal {
+  readonly reason: string;
+  readonly retryAfterSeconds: number;
+}
+
+const DEFAULT_MAX_IN_FLIGHT_BYTES = 64 * 1024 * 1024;
 
 export interface HttpSource {
   readonly url: string;
@@ -51,12 +73,14 @@ interface LineReport {
  * run ids across requests (default: each request is its own stream). `GET /healthz`, `GET /readyz`.
  */
 export async function startHttpSource(
-  sink: AgentOtelSink,
+  sink: BridgeSink,
   options: HttpSourceOptions,
 ): Promise<HttpSource> {
   const authorized = options.token === undefined ? () => true : createBearerCheck(options.token);
   const named = new Map<string, EventStream>();
   const rate = new ClientRateLimit(options.maxRequestsPerSecond);
+  const maxInFlight = options.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES;
+  const inFlight = new ByteBudget(maxInFlight);
   let requests = 0;
   let draining = false;
 
@@ -94,6 +118,17 @@ export async function startHttpSource(
         { 'www-authenticate': 'Bearer' },
       );
     }
+    const refusal = options.admission?.();
+    if (refusal !== undefined) {
+      sink.limitHit('export_backlog', `requests are answered 503 while ${refusal.reason}`);
+      req.resume();
+      return send(
+        res,
+        503,
+        { error: refusal.reason },
+        { 'retry-after': String(refusal.retryAfterSeconds) },
+      );
+    }
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (!CONTENT_TYPES.has(type)) {
       return send(res, 415, {
@@ -109,22 +144,22 @@ export async function startHttpSource(
         error: `X-Agent-Dialect must be one of ${INPUT_DIALECTS.join(', ')}`,
       });
     }
-    const body = await readBody(req, options.maxBodyBytes);
-    if (body === undefined) {
-      sink.limitHit(
-        'body_size',
-        `a request body was larger than ${options.maxBodyBytes} bytes; it is answered 413`,
-      );
-      res.on('finish', () => req.destroy());
-      return send(
-        res,
-        413,
-        { error: `body larger than ${options.maxBodyBytes} bytes` },
-        { connection: 'close' },
-      );
-    }
-    const lines = splitBody(body, type);
-    if (lines === undefined) return send(res, 400, { error: 'body is not a JSON array' });
+    const declared = Number(req.headers['content-length'] ?? 0) || 0;
+    if (declared > options.maxBodyBytes) return tooLarge(req, res);
+    if (!inFlight.take(declared)) return busy(req, res);
+    let held = declared;
+    res.on('close', () => inFlight.give(held));
+    const body = await readBody(req, options.maxBodyBytes, (size) => {
+      // A body without (or beyond) its declared length takes from the budget as it arrives.
+      if (size <= held) return true;
+      if (!inFlight.take(size - held)) return false;
+      held = size;
+      return true;
+    });
+    if (body === 'busy') return busy(req, res);
+    if (body === undefined) return tooLarge(req, res);
+    const lines = splitBody(body, type, options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
+    if (typeof lines === 'string') return send(res, 400, { error: lines });
     const stream = streamFor(
       header(req, 'x-agent-stream'),
       (dialectHeader as InputDialect | undefined) ?? options.dialect,
@@ -137,12 +172,14 @@ export async function startHttpSource(
       duplicate: 0,
     };
     const problems: LineReport[] = [];
-    lines.forEach((text, i) => {
-      if (text.trim() === '') return;
+    lines.forEach((line, i) => {
+      if ('text' in line && line.text.trim() === '') return;
       const result: HandleResult =
-        Buffer.byteLength(text) > options.maxLineBytes
-          ? sink.reject('line_too_long', `line longer than ${options.maxLineBytes} bytes`)
-          : stream.handleJson(text);
+        'invalid' in line
+          ? sink.reject('invalid_utf8', 'line is not valid UTF-8')
+          : Buffer.byteLength(line.text) > options.maxLineBytes
+            ? sink.reject('line_too_long', `line longer than ${options.maxLineBytes} bytes`)
+            : stream.handleJson(line.text);
       counts[result.outcome] = (counts[result.outcome] ?? 0) + 1;
       if (result.outcome === 'rejected' || result.outcome === 'ignored') {
         problems.push({
@@ -157,6 +194,34 @@ export async function startHttpSource(
     send(res, 200, { ...counts, problems });
   };
 
+  const tooLarge = (req: IncomingMessage, res: ServerResponse) => {
+    sink.limitHit(
+      'body_size',
+      `a request body was larger than ${options.maxBodyBytes} bytes; it is answered 413`,
+    );
+    res.on('finish', () => req.destroy());
+    return send(
+      res,
+      413,
+      { error: `body larger than ${options.maxBodyBytes} bytes` },
+      { connection: 'close' },
+    );
+  };
+
+  const busy = (req: IncomingMessage, res: ServerResponse) => {
+    sink.limitHit(
+      'in_flight_bytes',
+      `request bodies held at once passed ${maxInFlight} bytes; further requests are answered 503`,
+    );
+    res.on('finish', () => req.destroy());
+    return send(
+      res,
+      503,
+      { error: 'too many request bytes in flight' },
+      { 'retry-after': '1', connection: 'close' },
+    );
+  };
+
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz' && req.method === 'GET') return send(res, 200, { status: 'ok' });
@@ -167,10 +232,13 @@ export async function startHttpSource(
     if (draining) return send(res, 503, { error: 'shutting down' }, { connection: 'close' });
     handleEvents(req, res).catch(() => send(res, 500, { error: 'internal error' }));
   };
+  // Node checks the request and header timeouts only this often (30 s by default, which let a
+  // 30 s timeout run to 60 s): once a second keeps them within a second of what is documented.
+  const timing = { connectionsCheckingInterval: 1000 };
   const server: Server =
     options.tls === undefined
-      ? createServer(handler)
-      : createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, handler);
+      ? createServer(timing, handler)
+      : createHttpsServer({ ...timing, cert: options.tls.cert, key: options.tls.key }, handler);
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
   server.keepAliveTimeout = 5_000;
@@ -208,43 +276,4 @@ function send(
   res
     .writeHead(status, { 'content-type': 'application/json', ...headers })
     .end(JSON.stringify(body));
-}
-
-/** The body, or undefined when it exceeds the limit (the rest is discarded). */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) {
-        chunks.push(chunk);
-        return;
-      }
-      // Stop reading: the caller answers 413 and the connection is closed after it.
-      over = true;
-      req.off('data', onData);
-      resolve(undefined);
-    };
-    req.on('data', onData);
-    req.on('end', () => {
-      if (!over) resolve(Buffer.concat(chunks).toString('utf8'));
-    });
-    req.on('error', reject);
-  });
-}
-
-/** NDJSON lines, or the elements of a JSON array (each serialized back to one line). */
-function splitBody(body: string, type: string): string[] | undefined {
-  const trimmed = body.trimStart();
-  if (type === 'application/json' && trimmed.startsWith('[')) {
-    try {
-      const values = JSON.parse(trimmed) as unknown;
-      return Array.isArray(values) ? values.map((v) => JSON.stringify(v)) : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-  return body.split(/\r?\n/);
 }

@@ -83,6 +83,10 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
         ack: () => message.ack(),
         nak: (delay) => message.nak(delay),
         keepAlive: () => message.working(),
+        // Handed to another owner of the consumer: redelivered at once, ahead of newer messages,
+        // and still counted as pending, so the new owner collects them and applies them in
+        // stream order first (no wait for the ack wait).
+        release: () => message.nak(0),
       });
       if (pendingAtStart > 0) {
         // A previous instance died holding messages. The server redelivers them only after the ack

@@ -10,6 +10,8 @@ export interface RedisSourceOptions {
   /** Entries of other consumers idle this long are claimed at start (a crashed consumer's). */
   readonly claimIdleMillis: number;
   readonly batchSize: number;
+  /** Create the stream with the group when it does not exist yet (a partition nothing was routed to). */
+  readonly createStream?: boolean;
   /** Told when the connection is lost and when it is back. Default: silent. */
   readonly report?: (message: string) => void;
 }
@@ -60,6 +62,8 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
     onMessage(text, {
       ack,
       nak: (delay) => retries.push({ text, id: entry.id, at: Date.now() + delay }),
+      // It stays in this consumer's pending list, where the next owner claims it.
+      release: () => undefined,
     });
   };
 
@@ -72,13 +76,15 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
       reader.on('error', () => undefined);
       writer.on('error', () => undefined);
       await Promise.all([reader.connect(), writer.connect()]);
-      if ((await writer.exists(options.stream)) === 0) {
+      if (options.createStream !== true && (await writer.exists(options.stream)) === 0) {
         throw new Error(
           `Redis stream ${options.stream} not found at ${options.url}: nothing has been published to it yet`,
         );
       }
       try {
-        await writer.xGroupCreate(options.stream, options.group, '0');
+        await writer.xGroupCreate(options.stream, options.group, '0', {
+          MKSTREAM: options.createStream === true,
+        });
       } catch (error) {
         if (!(error as Error).message.includes('BUSYGROUP')) throw error;
       }

@@ -17,6 +17,8 @@ export interface ExportListener {
   /** A metric collection taken at `collectedAtMillis` (epoch ms) was exported successfully. */
   metricsExported(collectedAtMillis: number): void;
   metricsFailed(error: Error | undefined): void;
+  /** An export failed and is being retried (the collector is refusing or not answering). */
+  exportRetrying?(): void;
 }
 
 /** Wraps a span exporter and reports the outcome of every batch. */

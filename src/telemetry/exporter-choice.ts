@@ -2,24 +2,44 @@ import { diag } from '@opentelemetry/api';
 import type { Env } from '../config.js';
 
 export type ExporterName = 'otlp' | 'console' | 'none';
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
+export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
 
 const log = diag.createComponentLogger({ namespace: 'agent-otel-bridge' });
 
-/** `OTEL_TRACES_EXPORTER` / `OTEL_METRICS_EXPORTER`: the first supported name; default `otlp`. */
-export function resolveExporterName(env: Env, variable: string): ExporterName {
-  const names = (env[variable] ?? '')
+/**
+ * `OTEL_TRACES_EXPORTER` / `OTEL_METRICS_EXPORTER` as the SDK environment specification reads
+ * them: a comma-separated list, every supported name used (`otlp`, `console`), `none` alone for
+ * no exporter, unsupported names warned about and skipped; unset: `otlp`. With
+ * `OTEL_SDK_DISABLED=true`, none.
+ */
+export function resolveExporterNames(env: Env, variable: string): readonly ExporterName[] {
+  if (isSdkDisabled(env)) return [];
+  const raw = (env[variable] ?? '')
     .split(',')
     .map((n) => n.trim().toLowerCase())
     .filter((n) => n !== '');
-  if (names.length === 0) return 'otlp';
-  for (const name of names) {
-    if (name === 'otlp' || name === 'console' || name === 'none') return name;
+  if (raw.length === 0) return ['otlp'];
+  const names = [...new Set(raw)].filter((n): n is 'otlp' | 'console' => {
+    if (n === 'otlp' || n === 'console') return true;
+    if (n !== 'none') log.warn(`${variable}: exporter ${n} is not supported (otlp, console, none)`);
+    return false;
+  });
+  if (names.length === 0 && !raw.includes('none')) {
+    log.warn(`${variable}=${env[variable]} names no supported exporter; using otlp`);
+    return ['otlp'];
   }
-  log.warn(
-    `${variable}=${env[variable]} names no supported exporter (otlp, console, none); using otlp`,
-  );
-  return 'otlp';
+  return names;
+}
+
+/** The one exporter a message names: `otlp` when it is among them, else the first, else `none`. */
+export function resolveExporterName(env: Env, variable: string): ExporterName {
+  const names = resolveExporterNames(env, variable);
+  return names.includes('otlp') ? 'otlp' : (names[0] ?? 'none');
+}
+
+/** `OTEL_SDK_DISABLED=true`: no telemetry leaves the process. */
+export function isSdkDisabled(env: Env): boolean {
+  return (env['OTEL_SDK_DISABLED'] ?? '').trim().toLowerCase() === 'true';
 }
 
 /** The per-signal protocol variable wins over `OTEL_EXPORTER_OTLP_PROTOCOL`; default `http/protobuf`. */
@@ -30,8 +50,10 @@ export function resolveProtocol(env: Env, signal: 'TRACES' | 'METRICS'): OtlpPro
     ''
   ).trim();
   if (raw === '' || raw === 'http/protobuf') return 'http/protobuf';
-  if (raw === 'http/json') return 'http/json';
-  log.warn(`OTLP protocol ${raw} is not supported by agent-otel-bridge; using http/protobuf`);
+  if (raw === 'http/json' || raw === 'grpc') return raw;
+  log.warn(
+    `OTLP protocol ${raw} is not supported (grpc, http/protobuf, http/json); using http/protobuf`,
+  );
   return 'http/protobuf';
 }
 
@@ -43,11 +65,13 @@ export function isExportConfigured(env: Env): boolean {
     'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT',
     'OTEL_TRACES_EXPORTER',
     'OTEL_METRICS_EXPORTER',
+    'OTEL_SDK_DISABLED',
   ].some((name) => (env[name] ?? '').trim() !== '');
 }
 
 /** Where traces go, in words, for messages (the exporter itself reads the env). */
 export function describeTraceDestination(env: Env): string {
+  if (isSdkDisabled(env)) return 'telemetry disabled (OTEL_SDK_DISABLED=true)';
   const name = resolveExporterName(env, 'OTEL_TRACES_EXPORTER');
   if (name === 'none') return 'traces not exported (OTEL_TRACES_EXPORTER=none)';
   if (name === 'console') return 'traces to the console (OTEL_TRACES_EXPORTER=console)';
@@ -58,6 +82,10 @@ export function describeTraceDestination(env: Env): string {
 export function tracesEndpoint(env: Env): string {
   const specific = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']?.trim();
   if (specific) return specific;
-  const base = env['OTEL_EXPORTER_OTLP_ENDPOINT']?.trim() || 'http://localhost:4318';
-  return `${base.replace(/\/+$/, '')}/v1/traces`;
+  const grpc = resolveProtocol(env, 'TRACES') === 'grpc';
+  const base =
+    env['OTEL_EXPORTER_OTLP_ENDPOINT']?.trim() ||
+    (grpc ? 'http://localhost:4317' : 'http://localhost:4318');
+  // gRPC names the service, not a path.
+  return grpc ? base : `${base.replace(/\/+$/, '')}/v1/traces`;
 }

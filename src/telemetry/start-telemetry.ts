@@ -3,6 +3,8 @@ import { OTLPMetricExporter as OTLPMetricExporterJson } from '@opentelemetry/exp
 import { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPTraceExporter as OTLPTraceExporterJson } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OTLPTraceExporterProto } from '@opentelemetry/exporter-trace-otlp-proto';
+import { OTLPMetricExporter as OTLPMetricExporterGrpc } from '@opentelemetry/exporter-metrics-otlp-grpc';
+import { OTLPTraceExporter as OTLPTraceExporterGrpc } from '@opentelemetry/exporter-trace-otlp-grpc';
 import {
   ConsoleMetricExporter,
   MeterProvider,
@@ -16,12 +18,17 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
+import { samplerFromEnv } from './sampler-choice.js';
 import { randomUUID } from 'node:crypto';
 import type { Env } from '../config.js';
 import { AgentRunIdGenerator } from '../mapping/id-generator.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
-import { resolveExporterName, resolveProtocol } from './exporter-choice.js';
+import { resolveExporterNames, resolveProtocol } from './exporter-choice.js';
 import { WatchedMetricExporter, WatchedSpanExporter } from './export-watcher.js';
+import { RetryingMetricExporter, RetryingSpanExporter } from './retrying-export.js';
+
+/** How much longer than the holding a processor or reader waits for an export. */
+const HELD_EXPORT_MARGIN_MILLIS = 30_000;
 import type { ExportListener } from './export-watcher.js';
 
 export interface TelemetryOptions {
@@ -35,6 +42,12 @@ export interface TelemetryOptions {
   readonly metricReaders?: readonly IMetricReader[];
   /** Told about every export's outcome (sources acknowledge what is durable). */
   readonly exportListener?: ExportListener;
+  /**
+   * Hold each export through a collector outage of up to this long, retrying, before it counts as
+   * failed (`ingest`: a finite input waits for the collector rather than losing data). Default: no
+   * holding beyond the exporters' own retries.
+   */
+  readonly holdThroughOutageMillis?: number;
   /** Metric export interval when `OTEL_METRIC_EXPORT_INTERVAL` is not set. Default 60 000 ms. */
   readonly metricExportIntervalMillis?: number;
 }
@@ -52,7 +65,7 @@ export interface Telemetry {
 
 const DEFAULT_METRIC_EXPORT_INTERVAL_MILLIS = 60_000;
 /** Larger than the SDK's 2048 so that replaying a log does not drop spans between flushes. */
-const DEFAULT_BSP_MAX_QUEUE_SIZE = 65_536;
+export const DEFAULT_BSP_MAX_QUEUE_SIZE = 65_536;
 const DEFAULT_BSP_MAX_EXPORT_BATCH_SIZE = 2048;
 
 /**
@@ -69,19 +82,30 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
   }).merge(detectResources({ detectors: [envDetector] }));
 
   const readers: IMetricReader[] = [...(options.metricReaders ?? [])];
-  const chosen = options.disableMetrics === true ? undefined : chooseMetricExporter(env);
-  const metricExporter =
-    chosen === undefined || options.exportListener === undefined
-      ? chosen
-      : new WatchedMetricExporter(chosen, options.exportListener);
-  if (metricExporter !== undefined) {
+  const hold = options.holdThroughOutageMillis;
+  // An export held through an outage must not be timed out by its processor or reader first.
+  const exportTimeout = hold === undefined ? undefined : hold + HELD_EXPORT_MARGIN_MILLIS;
+  const picked = options.disableMetrics === true ? [] : chooseMetricExporters(env);
+  for (const exporter of picked) {
+    // The collector's exporters are held through outages and watched; the console's is not.
+    const console = exporter instanceof ConsoleMetricExporter;
+    const chosen =
+      console || hold === undefined ? exporter : new RetryingMetricExporter(exporter, hold);
+    const metricExporter =
+      console || options.exportListener === undefined
+        ? chosen
+        : new WatchedMetricExporter(chosen, options.exportListener);
     readers.push(
       new PeriodicExportingMetricReader({
         exporter: metricExporter,
-        exportIntervalMillis:
+        // The SDK wants the interval at least as long as the timeout of one export.
+        exportIntervalMillis: Math.max(
           envMillis(env, 'OTEL_METRIC_EXPORT_INTERVAL') ??
-          options.metricExportIntervalMillis ??
-          DEFAULT_METRIC_EXPORT_INTERVAL_MILLIS,
+            options.metricExportIntervalMillis ??
+            DEFAULT_METRIC_EXPORT_INTERVAL_MILLIS,
+          exportTimeout ?? 0,
+        ),
+        ...(exportTimeout === undefined ? {} : { exportTimeoutMillis: exportTimeout }),
       }),
     );
   }
@@ -91,22 +115,29 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
   if (options.spanExporter !== undefined) {
     spanProcessors.push(new SimpleSpanProcessor({ exporter: options.spanExporter }));
   } else {
-    const name = resolveExporterName(env, 'OTEL_TRACES_EXPORTER');
-    if (name === 'otlp') {
-      const exporter = otlpTraceExporter(env);
+    const names = resolveExporterNames(env, 'OTEL_TRACES_EXPORTER');
+    if (names.includes('otlp')) {
+      const otlp = otlpTraceExporter(env);
+      const listener = options.exportListener;
+      const exporter =
+        hold === undefined
+          ? otlp
+          : new RetryingSpanExporter(otlp, hold, () => listener?.exportRetrying?.());
       const watched =
         options.exportListener === undefined
           ? exporter
           : new WatchedSpanExporter(exporter, options.exportListener);
-      spanProcessors.push(batchProcessor(env, watched, meterProvider));
+      spanProcessors.push(batchProcessor(env, watched, meterProvider, exportTimeout));
     }
-    if (name === 'console')
+    if (names.includes('console'))
       spanProcessors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
   }
+  const sampler = samplerFromEnv(env);
   const tracerProvider = new TracerProvider({
     resource,
     idGenerator: new AgentRunIdGenerator(),
     spanProcessors,
+    ...(sampler === undefined ? {} : { sampler }),
   });
 
   return {
@@ -125,18 +156,19 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
 }
 
 function otlpTraceExporter(env: Env): SpanExporter {
-  return resolveProtocol(env, 'TRACES') === 'http/json'
-    ? new OTLPTraceExporterJson()
-    : new OTLPTraceExporterProto();
+  const protocol = resolveProtocol(env, 'TRACES');
+  if (protocol === 'grpc') return new OTLPTraceExporterGrpc();
+  return protocol === 'http/json' ? new OTLPTraceExporterJson() : new OTLPTraceExporterProto();
 }
 
-function chooseMetricExporter(env: Env): PushMetricExporter | undefined {
-  const name = resolveExporterName(env, 'OTEL_METRICS_EXPORTER');
-  if (name === 'none') return undefined;
-  if (name === 'console') return new ConsoleMetricExporter();
-  return resolveProtocol(env, 'METRICS') === 'http/json'
-    ? new OTLPMetricExporterJson()
-    : new OTLPMetricExporterProto();
+/** The metric exporters the environment names (a list: every one gets a reader). */
+function chooseMetricExporters(env: Env): PushMetricExporter[] {
+  return resolveExporterNames(env, 'OTEL_METRICS_EXPORTER').map((name) => {
+    if (name === 'console') return new ConsoleMetricExporter();
+    const protocol = resolveProtocol(env, 'METRICS');
+    if (protocol === 'grpc') return new OTLPMetricExporterGrpc();
+    return protocol === 'http/json' ? new OTLPMetricExporterJson() : new OTLPMetricExporterProto();
+  });
 }
 
 /**
@@ -148,9 +180,11 @@ function batchProcessor(
   env: Env,
   exporter: SpanExporter,
   selfObsMeterProvider: MeterProvider,
+  leastTimeout: number | undefined,
 ): SpanProcessor {
   const delay = envMillis(env, 'OTEL_BSP_SCHEDULE_DELAY');
-  const timeout = envMillis(env, 'OTEL_BSP_EXPORT_TIMEOUT');
+  const configured = envMillis(env, 'OTEL_BSP_EXPORT_TIMEOUT');
+  const timeout = leastTimeout === undefined ? configured : Math.max(configured ?? 0, leastTimeout);
   return new BatchSpanProcessor({
     exporter,
     maxQueueSize: envMillis(env, 'OTEL_BSP_MAX_QUEUE_SIZE') ?? DEFAULT_BSP_MAX_QUEUE_SIZE,

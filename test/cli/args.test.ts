@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCommand } from '../../src/cli/args.js';
+import { COMMAND_OPTIONS, commandUsage } from '../../src/cli/usage.js';
 
 describe('parseCommand', () => {
   it('defaults ingest to stdin with auto dialect and auto output', () => {
@@ -8,12 +9,14 @@ describe('parseCommand', () => {
       files: ['-'],
       strict: false,
       follow: false,
+      workers: 1,
       common: {
         dialect: 'auto',
         output: 'auto',
         agentName: undefined,
         captureContent: undefined,
         quiet: false,
+        json: false,
       },
     });
   });
@@ -47,7 +50,7 @@ describe('parseCommand', () => {
     [['demo', 'extra'], 'demo takes no arguments, got extra'],
     [['ingest', '--output', 'file'], '--output must be auto, otlp or terminal, got file'],
     [['frobnicate'], "unknown command frobnicate; try 'agent-otel-bridge help'"],
-    [['ingest', '--nope'], "Unknown option '--nope'"],
+    [['ingest', '--nope'], 'unknown option --nope'],
   ])('rejects %j', (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(message);
   });
@@ -58,11 +61,11 @@ describe('parseCommand', () => {
         url: 'nats://127.0.0.1:4222',
         durable: 'agent-otel-bridge',
         ackWaitMillis: 30_000,
-        maxAckPending: 20_000,
+        maxAckPending: 100_000,
       },
       consume: {
         scope: 'a.b',
-        maxPending: 20_000,
+        maxPending: 100_000,
         endOpenRunsOnShutdown: false,
         graceMillis: 10_000,
       },
@@ -98,5 +101,70 @@ describe('parseCommand', () => {
   it('answers help and version', () => {
     expect(parseCommand([])).toEqual({ name: 'help' });
     expect(parseCommand(['--version'])).toEqual({ name: 'version' });
+  });
+
+  it('reads partitioned consumption and the router', () => {
+    expect(
+      parseCommand([
+        'nats',
+        '--stream',
+        'S',
+        '--subject',
+        'behest.events',
+        '--partitions',
+        '12',
+        '--partition-stream',
+        'P',
+        '--lease-ms',
+        '3000',
+        '--instance-id',
+        'a',
+      ]),
+    ).toMatchObject({
+      name: 'nats',
+      partitions: { partitions: 12, partitionStream: 'P', leaseMillis: 3000, instanceId: 'a' },
+    });
+    expect(parseCommand(['redis', '--stream', 'k'])).toMatchObject({ partitions: undefined });
+    expect(
+      parseCommand(['route', 'redis', '--stream', 'behest:events', '--partitions', '4']),
+    ).toMatchObject({
+      name: 'route',
+      broker: 'redis',
+      router: { source: 'behest:events', partitions: 4, group: 'agent-otel-bridge-router' },
+    });
+    expect(() => parseCommand(['route', 'kafka', '--stream', 's', '--partitions', '2'])).toThrow(
+      /route nats\|redis/,
+    );
+    expect(() => parseCommand(['route', 'nats', '--stream', 's', '--partitions', '2'])).toThrow(
+      /--subject/,
+    );
+    expect(() => parseCommand(['route', 'redis', '--stream', 's'])).toThrow(/--partitions/);
+    expect(() => parseCommand(['redis', '--stream', 's', '--partitions', '0'])).toThrow(
+      /positive integer/,
+    );
+  });
+
+  it('gives each command its own help and refuses the flags of other commands', () => {
+    expect(parseCommand(['ingest', '--help'])).toEqual({ name: 'help', command: 'ingest' });
+    expect(parseCommand(['help', 'serve'])).toEqual({ name: 'help', command: 'serve' });
+    expect(() => parseCommand(['ingest', '--port', '5'])).toThrow(
+      "--port is not an option of ingest; see 'agent-otel-bridge ingest --help'",
+    );
+    expect(() => parseCommand(['serve', '--follow'])).toThrow(/--follow is not an option of serve/);
+    expect(() => parseCommand(['ingest', '--nope'])).toThrow(
+      "unknown option --nope; see 'agent-otel-bridge ingest --help'",
+    );
+    expect(() => parseCommand(['serve', '--port'])).toThrow(
+      "--port needs a value; see 'agent-otel-bridge serve --help'",
+    );
+  });
+
+  it("lists in a command's help exactly the options it takes", () => {
+    for (const [name, flags] of Object.entries(COMMAND_OPTIONS)) {
+      const help = commandUsage(name as keyof typeof COMMAND_OPTIONS);
+      const listed = [...help.matchAll(/^ {2}--([a-z-]+)/gm)].map((m) => m[1]);
+      expect(listed.sort()).toEqual([...flags, 'version', 'help'].sort());
+      expect(help).toContain(`Usage: agent-otel-bridge ${name}`);
+    }
   });
 });

@@ -161,8 +161,8 @@ describe('ingest input handling', () => {
 
   it('says which file is missing', async () => {
     const result = await runCli(['ingest', '--output', 'terminal', '/nonexistent/events.ndjson']);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('/nonexistent/events.ndjson');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('cannot read /nonexistent/events.ndjson: no such file');
   });
 });
 

@@ -66,24 +66,7 @@ describe.concurrent('collector faults', () => {
           45_000,
           'every span after recovery',
         );
-        await waitFor(
-          async () => (await redisPending(key, 'bridge')) === 0,
-          30_000,
-          'all acked',
-        ).catch(async (e) => {
-          const r = await cli.stop('SIGTERM');
-          (await import('node:fs')).appendFileSync(
-            '/tmp/cf-debug.txt',
-            [
-              'DEBUG ' + name,
-              String(await redisPending(key, 'bridge')),
-              r.stdout,
-              r.stderr,
-              String(receiver.spans.length),
-            ].join('\n') + '\n',
-          );
-          throw e;
-        });
+        await waitFor(async () => (await redisPending(key, 'bridge')) === 0, 30_000, 'all acked');
         expect(divergentDuplicates(receiver.spans)).toEqual([]);
         const stopped = await cli.stop('SIGTERM');
         expect(stopped.code).toBe(0);

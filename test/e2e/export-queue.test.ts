@@ -20,7 +20,8 @@ describe('span queue overflow', () => {
         },
         `${lines.join('\n')}\n`,
       );
-      expect(result.code).toBe(0);
+      // Dropped spans are undelivered data: exit 3, and how many is said.
+      expect(result.code).toBe(3);
       const dropped = receiver.metrics
         .filter((m) => m.name === 'otel.sdk.processor.span.processed')
         .flatMap((m) => m.points)
@@ -34,6 +35,7 @@ describe('span queue overflow', () => {
         .reduce((total, p) => total + (p.value as number), 0);
       expect(made - dropped).toBe(receiver.spans.length);
       expect(result.stderr).toMatch(/export queue full: Dropped \d+ spans because maxQueueSize/);
+      expect(result.stderr).toContain(`not delivered: ${dropped} of ${made} spans`);
     } finally {
       await receiver.close();
     }

@@ -22,7 +22,13 @@ describe("composing with an application's NodeSDK", () => {
   afterAll(() => sdk.shutdown());
 
   it("lands the runs in the app's exporter with the bridge's ids, through the global API", async () => {
-    const sink = createAgentOtelSink({ agentName: 'in-app', env: {} });
+    // An in-process runtime hands its events over in order: nothing to hold or wait for.
+    const sink = createAgentOtelSink({
+      agentName: 'in-app',
+      env: {},
+      reorderWindowMillis: 0,
+      lateGraceMillis: 0,
+    });
     for (const line of toolRun(RUN_A)) sink.handleJson(line);
     await sink.flush();
     const spans = exporter.getFinishedSpans();
@@ -44,6 +50,8 @@ describe("composing with an application's NodeSDK", () => {
     const sink = createAgentOtelSink({
       parentContext: trace.setSpan(context.active(), host),
       env: {},
+      reorderWindowMillis: 0,
+      lateGraceMillis: 0,
     });
     for (const line of toolRun(RUN_B)) sink.handleJson(line);
     host.end();

@@ -74,7 +74,7 @@ describe('parseRfc3339 against Date', () => {
   it('agrees with Date.parse on any millisecond timestamp, in UTC and with offsets', () => {
     fc.assert(
       fc.property(
-        fc.integer({ min: -2_000_000_000_000, max: 4_000_000_000_000 }),
+        fc.integer({ min: 86_400_000, max: 4_000_000_000_000 }),
         fc.integer({ min: -23 * 60, max: 23 * 60 }),
         (millis, offsetMinutes) => {
           const iso = new Date(millis).toISOString();
@@ -88,5 +88,20 @@ describe('parseRfc3339 against Date', () => {
       ),
       { numRuns: 2000 },
     );
+  });
+
+  it('refuses times before 1970, which OTLP cannot carry (they wrapped to year 2322)', () => {
+    expect(parseRfc3339('1969-12-31T23:59:59.999Z')).toBeUndefined();
+    expect(parseRfc3339('1970-01-01T00:30:00+01:00')).toBeUndefined();
+    expect(parseRfc3339('1970-01-01T00:00:00Z')).toEqual([0, 0]);
+  });
+
+  it('never reaches back before the floor with a huge duration', () => {
+    const end: [number, number] = [EPOCH_2025_06_01_12, 500];
+    const floor: [number, number] = [EPOCH_2025_06_01_12 - 10, 0];
+    expect(subtractMillis(end, 1e18, floor)).toEqual(floor);
+    expect(subtractMillis(end, 1e18)).toEqual([0, 0]);
+    expect(subtractMillis(end, Number.NaN, floor)).toEqual(end);
+    expect(subtractMillis(end, 1500, floor)).toEqual([EPOCH_2025_06_01_12 - 2, 500_000_500]);
   });
 });

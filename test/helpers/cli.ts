@@ -10,6 +10,26 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+/**
+ * The live modes hold events for reordering and keep ended runs open for late arrivals (1 s and
+ * 5 s by default). Tests that are not about that use short windows, so that they wait less; a
+ * test's own `env` overrides them.
+ */
+export const SHORT_WINDOWS = {
+  AGENT_OTEL_BRIDGE_REORDER_WINDOW_MS: '100',
+  AGENT_OTEL_BRIDGE_LATE_GRACE_MS: '300',
+} as const;
+
+/** A clean OTEL environment with short windows, plus `env`. */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('OTEL_') && !k.startsWith('AGENT_OTEL_BRIDGE_'),
+    ),
+  );
+  return { ...base, ...SHORT_WINDOWS, ...env };
+}
+
 /** Runs the built CLI as a child process with a clean OTEL environment plus `env`. */
 export function runCli(
   args: readonly string[],
@@ -18,14 +38,9 @@ export function runCli(
 ): Promise<CliResult> {
   if (!existsSync(CLI))
     throw new Error(`${CLI} is missing: run 'npm run build' first (npm test does)`);
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !k.startsWith('OTEL_') && !k.startsWith('AGENT_OTEL_BRIDGE_'),
-    ),
-  );
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
-      env: { ...base, ...env },
+      env: childEnv(env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -55,13 +70,8 @@ export interface RunningCli {
 export function startCli(args: readonly string[], env: Record<string, string> = {}): RunningCli {
   if (!existsSync(CLI))
     throw new Error(`${CLI} is missing: run 'npm run build' first (npm test does)`);
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !k.startsWith('OTEL_') && !k.startsWith('AGENT_OTEL_BRIDGE_'),
-    ),
-  );
   const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...base, ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

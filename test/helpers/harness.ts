@@ -9,8 +9,11 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { AgentRunIdGenerator, createAgentOtelSink } from '../../src/index.js';
-import type { AgentOtelSink, AgentOtelSinkOptions } from '../../src/index.js';
+import { AgentRunIdGenerator } from '../../src/index.js';
+import type { AgentOtelSinkOptions } from '../../src/index.js';
+// The harness reaches the sources' entry points too (reject, forgetRun, …).
+import { createBridgeSink } from '../../src/sink.js';
+import type { BridgeSink } from '../../src/sink.js';
 
 /** A metric reader the test collects from by hand. */
 export class ManualReader extends MetricReader {
@@ -32,17 +35,22 @@ export interface MetricPoint {
 }
 
 export interface Harness {
-  readonly sink: AgentOtelSink;
+  readonly sink: BridgeSink;
   readonly exporter: InMemorySpanExporter;
   spans(): ReadableSpan[];
   /** Feeds NDJSON text (one event per line) through `handleJson`. */
-  feed(ndjson: string): ReturnType<AgentOtelSink['handleJson']>[];
+  feed(ndjson: string): ReturnType<BridgeSink['handleJson']>[];
   metrics(): Promise<MetricData[]>;
   points(name: string): Promise<MetricPoint[]>;
   /** Sum of a counter's points whose attributes include `match`. */
   sum(name: string, match?: Attributes): Promise<number>;
 }
 
+/**
+ * A sink with in-memory exporters. Events are applied as they arrive (no reorder window, no grace
+ * period) unless the options say otherwise: the mapping is tested on its own here, the reordering
+ * in test/mapping/reorder.test.ts.
+ */
 export function createHarness(options: AgentOtelSinkOptions = {}): Harness {
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new TracerProvider({
@@ -51,7 +59,14 @@ export function createHarness(options: AgentOtelSinkOptions = {}): Harness {
   });
   const reader = new ManualReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
-  const sink = createAgentOtelSink({ tracerProvider, meterProvider, env: {}, ...options });
+  const sink = createBridgeSink({
+    tracerProvider,
+    meterProvider,
+    env: {},
+    reorderWindowMillis: 0,
+    lateGraceMillis: 0,
+    ...options,
+  });
   const metrics = async () => {
     const { resourceMetrics } = await reader.collect();
     return resourceMetrics.scopeMetrics.flatMap((s) => s.metrics);

@@ -159,11 +159,13 @@ export function decodeMetricsRequest(body: Buffer): OtlpMetric[] {
       for (const m of each(sm, 2).map(sub)) {
         const name = stringOf(m.find((f) => f.no === 1)!);
         const unitField = m.find((f) => f.no === 3);
+        const gauge = m.find((f) => f.no === 5);
         const sum = m.find((f) => f.no === 7);
         const histogram = m.find((f) => f.no === 9);
+        const numbers = sum ?? gauge;
         const points =
-          sum !== undefined
-            ? each(sub(sum), 1).map(sub).map(numberPoint)
+          numbers !== undefined
+            ? each(sub(numbers), 1).map(sub).map(numberPoint)
             : histogram !== undefined
               ? each(sub(histogram), 1).map(sub).map(histogramPoint)
               : [];

@@ -98,7 +98,7 @@ describe('content capture off by default, for every dialect', () => {
     ['behest/tools-success-failure.ndjson', ['Checking both', '21 °C', 'Paris', 'temp_c']],
     [
       'oxi/agent-loop.ndjson',
-      ["I'll look", 'assertion was wrong', 'tests/a.rs', 'cargo test', 'fn a()'],
+      ["I'll check", 'The user wants', 'tests/a.rs', 'cargo build', 'fn a()'],
     ],
     ['oxi/legacy.ndjson', ["I'll ", 'list them', 'src/', 'main.rs', '/etc/shadow']],
     [

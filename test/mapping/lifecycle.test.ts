@@ -200,11 +200,16 @@ describe('run lifecycle', () => {
       },
     };
     const tracerProvider: TracerProvider = { getTracer: () => broken };
-    const sink = createAgentOtelSink({ tracerProvider, env: {} });
-    const result = sink.handleJson(behest('RunStarted', RUN_A, '00', {}));
+    const direct = createAgentOtelSink({ tracerProvider, env: {}, reorderWindowMillis: 0 });
+    const result = direct.handleJson(behest('RunStarted', RUN_A, '00', {}));
     expect(result).toMatchObject({ outcome: 'rejected', reason: 'internal_error' });
-    expect(sink.stats().events.rejected).toBe(1);
-    await expect(sink.shutdown()).resolves.toBeUndefined();
+    expect(direct.stats().events.rejected).toBe(1);
+    await expect(direct.shutdown()).resolves.toBeUndefined();
+    // Held for reordering, the event is mapped later: the failure is counted then.
+    const held = createAgentOtelSink({ tracerProvider, env: {} });
+    expect(held.handleJson(behest('RunStarted', RUN_A, '00', {})).outcome).toBe('accepted');
+    await expect(held.shutdown()).resolves.toBeUndefined();
+    expect(held.stats().events).toMatchObject({ accepted: 0, rejected: 1 });
   });
 
   it('gives the same ids when the same input is replayed', () => {

@@ -93,9 +93,14 @@ describe('per-run limits', () => {
       }),
     );
     h.feed([behest('RunStarted', RUN_A, '00', {}), ...calls].join('\n'));
-    // A recent event is still recognised as a duplicate; the oldest one has been forgotten.
+    // The latest event is recognised as a duplicate; an older one, long applied, is no longer
+    // remembered one by one, but it is behind what was applied: counted as late, never re-applied.
     expect(h.sink.handleJson(calls.at(-1)!)).toMatchObject({ outcome: 'duplicate' });
-    expect(h.sink.handleJson(calls[0]!)).toMatchObject({ outcome: 'accepted' });
+    expect(h.sink.handleJson(calls[0]!)).toMatchObject({
+      outcome: 'late',
+      reason: 'reorder_window',
+    });
+    expect(h.spans()).toHaveLength(0);
   });
 
   it('recognises every replayed delta without remembering deltas one by one', () => {
@@ -105,7 +110,7 @@ describe('per-run limits', () => {
     );
     h.feed([behest('RunStarted', RUN_A, '00', {}), ...deltas].join('\n'));
     expect(h.sink.handleJson(deltas.at(-1)!)).toMatchObject({ outcome: 'duplicate' });
-    expect(h.sink.handleJson(deltas[0]!)).toMatchObject({ outcome: 'duplicate' });
+    expect(h.sink.handleJson(deltas[0]!)).toMatchObject({ outcome: 'late' });
     // Two different deltas at the same instant are both kept; the same one twice is not.
     const sameTime = (delta: string) => behest('TextDelta', RUN_A, '00.6000', { delta });
     expect(h.sink.handleJson(sameTime('a'))).toMatchObject({ outcome: 'accepted' });
@@ -237,5 +242,70 @@ describe('span and input limits', () => {
     const fromEnv = createHarness({ env: { AGENT_OTEL_BRIDGE_MAX_JSON_DEPTH: '2' } });
     expect(fromEnv.sink.handleJson('[[[]]]')).toMatchObject({ reason: 'json_too_deep' });
     expect(fromEnv.sink.handleJson('[[]]')).toMatchObject({ reason: 'not_an_object' });
+  });
+
+  it('records at most maxMetricLabelValues model and tool names in metrics, then _OTHER', async () => {
+    const h = createHarness({ maxMetricLabelValues: 2 });
+    const lines = ['m1', 'm2', 'm3'].flatMap((model, i) => {
+      const run = `0190f3a2-7c4e-4b8a-9d2e-00000000000${i}`;
+      return [
+        behest('RunStarted', run, '00', { provider: 'p', model }),
+        behest('ToolExecutionFinished', run, '00.5', {
+          call_id: 'c',
+          tool_name: `tool-${i}`,
+          result: { Success: { output: 1 } },
+          duration_ms: 1,
+        }),
+        behest('RunCompleted', run, '01', {}),
+      ];
+    });
+    h.feed(lines.join('\n'));
+    expect(await h.sum('agent.runs', { 'gen_ai.request.model': 'm3' })).toBe(0);
+    expect(await h.sum('agent.runs', { 'gen_ai.request.model': '_OTHER' })).toBe(1);
+    expect(await h.sum('agent.tool.calls', { 'gen_ai.tool.name': '_OTHER' })).toBe(1);
+    // Spans keep the real names.
+    expect(h.spans().some((s) => s.attributes['gen_ai.request.model'] === 'm3')).toBe(true);
+    expect(
+      await h.sum('agent_bridge.limits.hit', { 'agent_bridge.limit': 'metric_label_values' }),
+    ).toBeGreaterThan(0);
+  });
+
+  it('keeps at most 64 captured tool arguments waiting for their execution', async () => {
+    const h = createHarness({ captureContent: true });
+    h.feed(
+      [
+        behest('RunStarted', RUN_A, '00', {}),
+        ...Array.from({ length: 70 }, (_, i) =>
+          behest('ToolCallCompleted', RUN_A, `00.${String(i + 1).padStart(3, '0')}`, {
+            call: { id: `c${i}`, name: 't', arguments: { i } },
+          }),
+        ),
+        behest('ToolExecutionStarted', RUN_A, '00.500', { call_id: 'c0', tool_name: 't' }),
+        behest('ToolExecutionStarted', RUN_A, '00.600', { call_id: 'c69', tool_name: 't' }),
+        behest('RunCompleted', RUN_A, '01', {}),
+      ].join('\n'),
+    );
+    const args = (id: string) =>
+      h.spans().find((s) => s.attributes['gen_ai.tool.call.id'] === id)?.attributes[
+        'gen_ai.tool.call.arguments'
+      ];
+    expect(args('c0')).toBeUndefined();
+    expect(args('c69')).toBe('{"i":69}');
+    expect(
+      await h.sum('agent_bridge.limits.hit', { 'agent_bridge.limit': 'pending_tool_arguments' }),
+    ).toBe(6);
+  });
+
+  it('scrubs what a rejection quotes of its input', () => {
+    const h = createHarness();
+    const result = h.sink.handleJson(
+      behest('RunStarted', RUN_A, '00', {}).replace(
+        /"timestamp":"[^"]*"/,
+        `"timestamp":"ghp_${'a1B2'.repeat(9)}"`,
+      ),
+    );
+    expect(result.outcome).toBe('rejected');
+    expect(result.message).toContain('[REDACTED]');
+    expect(result.message).not.toContain('ghp_');
   });
 });

@@ -33,6 +33,7 @@ describe('the Agent runs dashboard', () => {
       expect(titles).toContain(title);
     }
     expect(dashboard.templating?.list?.map((v) => v.name)).toEqual([
+      'service',
       'agent',
       'provider',
       'model',
@@ -44,9 +45,12 @@ describe('the Agent runs dashboard', () => {
     const runs = (dashboard.panels ?? []).find((p) => p.title === 'Runs by outcome') as {
       links?: { url?: string }[];
     };
-    expect(runs.links?.[0]?.url).toMatch(
-      /^http:\/\/localhost:16686\/search\?service=agent-otel-bridge/,
-    );
+    // One link works with every agent selected ("All"), the other filters by the one selected;
+    // neither names the service literally.
+    expect(runs.links?.map((l) => l.url)).toEqual([
+      'http://localhost:16686/search?service=${service}',
+      'http://localhost:16686/search?service=${service}&tags=%7B%22gen_ai.agent.name%22%3A%22${agent}%22%7D',
+    ]);
     expect(panelQueries(dashboard).every((q) => !q.expr.includes('gen_ai_system'))).toBe(true);
   });
 });

@@ -1,0 +1,90 @@
+// One ingest worker thread: its own sink, tracker and export pipeline for the runs the main thread
+// routes to it (a run's lines always to the same worker).
+import { parentPort, workerData } from 'node:worker_threads';
+import { createBridgeSink } from '../sink.js';
+import type { EventStream } from '../sink.js';
+import type { InputDialect } from '../dialects/detect.js';
+import { DeliveryTally } from '../telemetry/delivery-tally.js';
+import { resolveExporterName } from '../telemetry/exporter-choice.js';
+import { startTelemetry } from '../telemetry/index.js';
+import { exportHoldMillis } from './delivery.js';
+import type { FromWorker, Rejected, ToWorker, WorkerSetup } from './worker-protocol.js';
+
+const FLUSH_EVERY_LINES = 4096;
+
+const setup = workerData as WorkerSetup;
+const port = parentPort!;
+const env = setup.env;
+// Spans are owed to a collector only when traces are exported at all.
+const delivery = new DeliveryTally(resolveExporterName(env, 'OTEL_TRACES_EXPORTER') === 'otlp');
+const telemetry = startTelemetry({
+  env,
+  exportListener: delivery,
+  holdThroughOutageMillis: exportHoldMillis(env),
+});
+const sink = createBridgeSink({
+  onRunEnd: (run) => delivery.runEnded(run),
+  tracerProvider: telemetry.tracerProvider,
+  meterProvider: telemetry.meterProvider,
+  env,
+  countWindowsInEvents: true,
+  ...(setup.options.agentName === undefined ? {} : { agentName: setup.options.agentName }),
+  ...(setup.options.captureContent === undefined
+    ? {}
+    : { captureContent: setup.options.captureContent }),
+});
+// One stream per input and dialect: an input's lines read before its dialect was known and those
+// read as behest after are apart (behest runs carry their ids; nothing else is split).
+const streams = new Map<string, EventStream>();
+const streamOf = (input: number, dialect: InputDialect) => {
+  const key = `${input}\0${dialect}`;
+  let stream = streams.get(key);
+  if (stream === undefined) {
+    stream = sink.openStream(setup.inputs[input] ?? `input-${input}`, dialect);
+    streams.set(key, stream);
+  }
+  return stream;
+};
+
+let lines = 0;
+let queue: Promise<void> = Promise.resolve();
+port.on('message', (message: ToWorker) => {
+  // Batches are handled one after another, exports awaited between them.
+  queue = queue.then(() => handle(message));
+});
+
+async function handle(message: ToWorker): Promise<void> {
+  if (message.type === 'end') {
+    sink.endOpenRuns('end_of_input');
+    await sink.shutdown();
+    await telemetry.shutdown().catch(() => undefined);
+    const done: FromWorker = {
+      type: 'finished',
+      stats: sink.stats(),
+      delivered: delivery.result(),
+    };
+    port.postMessage(done);
+    return;
+  }
+  const rejected: Rejected[] = [];
+  const bad = new Map(message.bad.map((b) => [b.index, b]));
+  for (let i = 0; i < message.text.length; i += 1) {
+    const text = message.text[i];
+    const input = message.input[i]!;
+    const reader = bad.get(i);
+    const result =
+      text === null || text === undefined
+        ? sink.reject(reader?.reason ?? 'invalid_line', reader?.message ?? 'unreadable line')
+        : streamOf(input, message.dialect[i] ?? setup.options.dialect).handleJson(text);
+    if (result.outcome === 'rejected')
+      rejected.push({
+        input,
+        lineNumber: message.lineNumber[i]!,
+        message: result.message ?? result.reason ?? '',
+      });
+    lines += 1;
+    if (lines % FLUSH_EVERY_LINES === 0) await telemetry.flushTraces().catch(() => undefined);
+  }
+  const reply: FromWorker = { type: 'done-batch', rejected };
+  port.postMessage(reply);
+}

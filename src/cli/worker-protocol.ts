@@ -1,0 +1,41 @@
+import type { InputDialect } from '../dialects/detect.js';
+import type { SinkStats } from '../sink.js';
+import type { CommonOptions } from './args.js';
+
+// What the main thread and the ingest workers tell each other.
+
+/** A worker's start: the common options and the environment it exports with. */
+export interface WorkerSetup {
+  readonly options: CommonOptions;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly inputs: readonly string[];
+}
+
+/** Lines for one worker: parallel arrays (cheap to copy between threads). */
+export interface LineBatch {
+  readonly type: 'lines';
+  readonly input: number[];
+  readonly lineNumber: number[];
+  /** The line, or null for a line the reader rejected (see `bad`). */
+  readonly text: (string | null)[];
+  /** The dialect a worker opens the line's input stream with (when it has not yet). */
+  readonly dialect: InputDialect[];
+  readonly bad: { readonly index: number; readonly reason: string; readonly message: string }[];
+}
+
+export type ToWorker = LineBatch | { readonly type: 'end' };
+
+/** A rejected line, for the main thread to say where it was. */
+export interface Rejected {
+  readonly input: number;
+  readonly lineNumber: number;
+  readonly message: string;
+}
+
+export type FromWorker =
+  | { readonly type: 'done-batch'; readonly rejected: Rejected[] }
+  | {
+      readonly type: 'finished';
+      readonly stats: SinkStats;
+      readonly delivered: { spans: number; delivered: number; metricFailures: number };
+    };

@@ -1,0 +1,74 @@
+import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { ConnectionWatch } from '../sources/broker-source.js';
+import { partitionOfEvent } from './partition-of.js';
+import type { Router, RouterOptions } from './router.js';
+
+/**
+ * Routes a JetStream subject to its partitions: each message is republished to
+ * `<subject>.<p>` with `Nats-Msg-Id: <stream>:<sequence>` (the partition stream drops a second
+ * copy within its duplicate window), and acknowledged on the source only after the partition
+ * stream acknowledged it. Any number of routers share the durable consumer.
+ */
+export function createNatsRouter(options: RouterOptions): Router {
+  const stopping = new AbortController();
+  let routed = 0;
+  return {
+    get routed() {
+      return routed;
+    },
+    async run() {
+      const nc = await connect({
+        servers: options.url,
+        maxReconnectAttempts: -1,
+        name: 'agent-otel-bridge-router',
+      });
+      try {
+        const jsm = await jetstreamManager(nc);
+        await jsm.streams.info(options.stream).catch((error: unknown) => {
+          throw new Error(
+            `JetStream stream ${options.stream} not found at ${options.url}: create it first (${(error as Error).message})`,
+          );
+        });
+        await jsm.consumers.info(options.stream, options.group).catch(() =>
+          jsm.consumers.add(options.stream, {
+            durable_name: options.group,
+            ack_policy: AckPolicy.Explicit,
+            filter_subject: options.source,
+            ack_wait: options.ackWaitMillis * 1_000_000,
+            max_ack_pending: 20_000,
+          }),
+        );
+        const js = jetstream(nc);
+        const consumer = await js.consumers.get(options.stream, options.group);
+        const watch = new ConnectionWatch('NATS JetStream', options.report);
+        while (!stopping.signal.aborted) {
+          try {
+            const batch = await consumer.fetch({ max_messages: options.batchSize, expires: 1000 });
+            const messages = [];
+            for await (const message of batch) messages.push(message);
+            watch.ok();
+            // Published in order over one connection; each acknowledged once its copy is stored.
+            await Promise.all(
+              messages.map(async (message) => {
+                const p = partitionOfEvent(message.string(), options.partitions);
+                await js.publish(`${options.source}.${p}`, message.data, {
+                  msgID: `${options.stream}:${message.seq}`,
+                });
+                message.ack();
+                routed += 1;
+              }),
+            );
+          } catch (error) {
+            await watch.failed(error, stopping.signal);
+          }
+        }
+      } finally {
+        await nc.drain().catch(() => undefined);
+      }
+    },
+    stop() {
+      stopping.abort();
+    },
+  };
+}

@@ -1,0 +1,23 @@
+// The progress line of a terminal: how much, how fast, and for a file of known size how far and
+// how long is left.
+import { expect, it } from 'vitest';
+import { renderProgress } from '../../src/cli/summary.js';
+
+const stats = {
+  events: { accepted: 900, rejected: 3, ignored: 0, late: 0, duplicate: 0 },
+  runs: { open: 4, completed: 20, failed: 2, cancelled: 1, abandoned: 0 },
+};
+
+it('says lines, runs and rejections', () => {
+  expect(renderProgress(1000, stats)).toBe('lines 1,000  runs open 4 finished 23  rejected 3');
+});
+
+it('adds the rate, the share read and the time left when the size is known', () => {
+  expect(
+    renderProgress(1000, stats, { seconds: 2, readBytes: 250_000, totalBytes: 1_000_000 }),
+  ).toBe('lines 1,000  runs open 4 finished 23  rejected 3  500 lines/s  25 %  about 6 s left');
+  // stdin: no size, so only the rate.
+  expect(renderProgress(1000, stats, { seconds: 4, readBytes: 10 })).toBe(
+    'lines 1,000  runs open 4 finished 23  rejected 3  250 lines/s',
+  );
+});

@@ -1,0 +1,70 @@
+// What a person meets at the terminal: per-command help, usage errors that name the option and
+// the help to read, a hint when --dialect is wrong, an unknown event type said once.
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
+
+const sample = fileURLToPath(new URL('../../events/run.ndjson', import.meta.url));
+
+describe('CLI manners', () => {
+  it("prints a command's own help", async () => {
+    const result = await runCli(['serve', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: agent-otel-bridge serve/);
+    expect(result.stdout).toContain('--tls-cert');
+    expect(result.stdout).not.toContain('--follow');
+    expect(result.stdout).toContain('Exit codes: 0 done');
+  });
+
+  it('refuses an option of another command, naming the help to read', async () => {
+    const result = await runCli(['ingest', '--port', '5', sample]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "--port is not an option of ingest; see 'agent-otel-bridge ingest --help'",
+    );
+  });
+
+  it('says what to try when --dialect rejects nearly everything', async () => {
+    const result = await runCli(['ingest', '--output', 'terminal', '--dialect', 'oxi', sample]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(
+      /(\d+) of \1 lines were rejected as oxi: is the input another runtime's\? Try --dialect auto/,
+    );
+  });
+
+  it('says an unknown event type once, and counts every one', async () => {
+    const line = (t: string) =>
+      JSON.stringify({ RunStrated: { run_id: 'r', timestamp: `2025-01-01T00:00:0${t}Z` } });
+    const result = await runCli(
+      ['ingest', '--output', 'terminal'],
+      {},
+      `${line('1')}\n${line('2')}\n`,
+    );
+    expect(result.stderr.match(/ignored: unknown behest event RunStrated/g)).toHaveLength(1);
+    expect(result.stdout).toMatch(/ignored 2\b/);
+  });
+
+  it('prints the summary as one JSON object with --json', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const result = await runCli(['ingest', '--json', sample], {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      });
+      expect(result.code).toBe(0);
+      const summary = JSON.parse(result.stdout) as {
+        command: string;
+        lines: number;
+        events: { accepted: number };
+        runs: { completed: number };
+        delivered: { spans: number; delivered: number };
+      };
+      expect(summary).toMatchObject({ command: 'ingest', events: { accepted: summary.lines } });
+      expect(summary.runs.completed).toBeGreaterThan(0);
+      expect(summary.delivered.delivered).toBe(receiver.spans.length);
+      expect(summary.delivered.spans).toBe(receiver.spans.length);
+    } finally {
+      await receiver.close();
+    }
+  });
+});

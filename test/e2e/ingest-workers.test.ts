@@ -1,0 +1,123 @@
+// `ingest --workers N` gives what one thread gives: the same spans (ids, times, attributes,
+// status, events), the same runs and rejections, every span delivered, each run counted once in
+// `agent.runs` over the workers' metrics; behest runs are split between workers by run id, logs of
+// runtimes without run ids stay whole on one worker.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { createDemoLines } from '../../src/sources/demo-runs.js';
+import { runCli } from '../helpers/cli.js';
+import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import type { OtlpSpan } from '../helpers/otlp-protobuf.js';
+import { wireFingerprint } from '../helpers/wire-spans.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'workers-'));
+const behestLog = join(dir, 'behest.ndjson');
+const behestLines = createDemoLines(120, Date.UTC(2025, 5, 1, 12));
+writeFileSync(behestLog, `${behestLines.join('\n')}\n`);
+/** behest runs are timed by their own timestamps: their spans must match to the nanosecond. */
+const STAMPED = new Set(
+  behestLines.map((l) => /"run_id":"([^"]+)"/.exec(l)![1]!.replaceAll('-', '')),
+);
+/**
+ * Runtimes without timestamps are timed by arrival, which differs from one process to the next:
+ * their spans are compared without times.
+ */
+const timeless = (s: OtlpSpan) =>
+  JSON.stringify([
+    s.traceId,
+    s.spanId,
+    s.parentSpanId,
+    s.name,
+    s.status,
+    Object.entries(s.attributes)
+      .filter(([k]) => k !== 'gen_ai.response.time_to_first_chunk')
+      .sort(([a], [b]) => a.localeCompare(b)),
+    s.events.map((e) => e.name),
+  ]);
+const view = (s: OtlpSpan) => (STAMPED.has(s.traceId) ? wireFingerprint(s) : timeless(s));
+const fixture = (path: string) => fileURLToPath(new URL(`../fixtures/${path}`, import.meta.url));
+const FILES = [
+  behestLog,
+  fixture('oxi/agent-loop.ndjson'),
+  fixture('agent-sdk/loop.ndjson'),
+  fixture('crabtalk/loop.ndjson'),
+  fixture('behest/garbage.ndjson'),
+];
+
+async function ingest(workers: number) {
+  const receiver = await startOtlpReceiver();
+  try {
+    const result = await runCli(['ingest', '--workers', String(workers), ...FILES], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    });
+    const counted = [...receiver.metricsByInstance.values()].map((metrics) =>
+      metrics
+        .filter((m) => m.name === 'agent.runs')
+        .flatMap((m) => m.points)
+        .reduce((t, p) => t + (p.value as number), 0),
+    );
+    return {
+      result,
+      spans: new Set(receiver.spans.map(view)),
+      stamped: receiver.spans.filter((x) => STAMPED.has(x.traceId)).length,
+      spanCount: receiver.spans.length,
+      instances: receiver.metricsByInstance.size,
+      counted: counted.reduce((a, b) => a + b, 0),
+    };
+  } finally {
+    await receiver.close();
+  }
+}
+
+describe('ingest --workers', () => {
+  it('gives the spans, runs, rejections and delivery of one thread', async () => {
+    const one = await ingest(1);
+    const three = await ingest(3);
+    expect(one.result.code).toBe(0);
+    expect(three.result.code).toBe(0);
+    expect(three.instances).toBe(3);
+    const onlyIn = (a: Set<string>, b: Set<string>) => [...a].filter((x) => !b.has(x));
+    expect([onlyIn(three.spans, one.spans), onlyIn(one.spans, three.spans)]).toEqual([[], []]);
+    expect(three.spanCount).toBe(one.spanCount);
+    expect(one.stamped).toBeGreaterThan(500);
+    const summary = (out: string) =>
+      out.split('\n').filter((l) => /^\s+(events|runs|delivered)\b/.test(l));
+    expect(summary(three.result.stdout)).toEqual(summary(one.result.stdout));
+    expect(three.result.stdout).toMatch(/delivered (\d+) of \1 spans/);
+    // Rejections are said with their file and line, whichever worker met them.
+    const rejections = (err: string) =>
+      err
+        .split('\n')
+        .filter((l) => l.includes(': rejected: '))
+        .sort();
+    expect(rejections(three.result.stderr)).toEqual(rejections(one.result.stderr));
+    expect(rejections(one.result.stderr).length).toBeGreaterThan(0);
+    const runs = Number(
+      /runs\s+completed (\d+)\s+failed (\d+)\s+cancelled (\d+)\s+abandoned (\d+)/
+        .exec(one.result.stdout)!
+        .slice(1)
+        .reduce((t, n) => t + Number(n), 0),
+    );
+    expect(one.counted).toBe(runs);
+    expect(three.counted).toBe(runs);
+  }, 60_000);
+
+  it('owes no spans when traces are not exported', async () => {
+    const result = await runCli(['ingest', '--workers', '2', '--output', 'otlp', FILES[0]!], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+      OTEL_TRACES_EXPORTER: 'none',
+      OTEL_METRICS_EXPORTER: 'none',
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain('not delivered');
+  });
+
+  it('needs OTLP output', async () => {
+    const result = await runCli(['ingest', '--workers', '2', '--output', 'terminal', FILES[0]!]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--workers needs OTLP output');
+  });
+});

@@ -1,0 +1,82 @@
+// Every scrub pattern runs in linear time: on 1 MiB of adversarial text (runs of what each pattern
+// starts with, repeated prefixes, near-misses) it takes at most a few times what a quarter of that
+// takes (a quadratic pattern takes 16×: seconds to minutes here), and well under a second. The
+// minimum of five timings each, and a 250 ms floor, keep a busy machine from failing it.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SCRUB_PATTERNS } from '../../src/index.js';
+import { CHECKED_SECRET_RULES, PERSONAL_DATA_RULES } from '../../src/mapping/personal-data.js';
+
+const PIECES = [
+  'a',
+  'a.',
+  'a-',
+  'A1',
+  '0 ',
+  '1-',
+  'a@',
+  'a@a.',
+  'a://',
+  'a://u:',
+  'a://u:p/',
+  'eyJa',
+  'eyJaaaaa-',
+  'eyJaaaaa.eyJaaaaa-',
+  'password=',
+  'x_password ',
+  'DB_',
+  'Bearer ',
+  'bearer',
+  '-----BEGIN ',
+  '-----BEGIN PRIVATE KEY-----',
+  'sk-',
+  'ghp_',
+  'https://hooks.slack.com/services/',
+  '1234567890:AA',
+  'AAAA+/',
+  'a1Q~',
+  '~',
+  'Basic ',
+  'Basic aaaaaaaaa',
+  ' ',
+  '\\n',
+];
+
+const fill = (piece: string, bytes: number) => piece.repeat(Math.ceil(bytes / piece.length));
+
+function millis(pattern: RegExp, text: string): number {
+  const re = new RegExp(pattern.source, pattern.flags);
+  let best = Infinity;
+  for (let i = 0; i < 5; i += 1) {
+    const start = performance.now();
+    text.replace(re, '');
+    best = Math.min(best, performance.now() - start);
+  }
+  return best;
+}
+
+const patterns = [
+  ...DEFAULT_SCRUB_PATTERNS.map((p) => [p.source.slice(0, 40), p] as const),
+  ...[...CHECKED_SECRET_RULES, ...PERSONAL_DATA_RULES].map((r) => [r.name, r.pattern] as const),
+];
+
+describe('scrub patterns run in linear time', () => {
+  it('tells a quadratic pattern apart (the URL-password pattern this replaced)', () => {
+    // An eighth of the input against the whole: a linear pattern takes about 8×, a quadratic one
+    // about 64×; the line between them at 24× leaves room for a busy machine either way.
+    const quadratic = /(?<keep>[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+(?=@)/gi;
+    const eighth = millis(quadratic, fill('a', 2 * 1024));
+    const full = millis(quadratic, fill('a', 16 * 1024));
+    expect(full).toBeGreaterThan(24 * eighth);
+  });
+
+  it.each(patterns)('%s', (_name, pattern) => {
+    const slow: string[] = [];
+    for (const piece of PIECES) {
+      const quarter = millis(pattern, fill(piece, 256 * 1024));
+      const full = millis(pattern, fill(piece, 1024 * 1024));
+      if (full > 1000 || full > Math.max(8 * quarter, 250))
+        slow.push(`${JSON.stringify(piece)}: ${quarter.toFixed(1)} ms → ${full.toFixed(1)} ms`);
+    }
+    expect(slow).toEqual([]);
+  });
+});
