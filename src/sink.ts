@@ -88,6 +88,11 @@ export interface BridgeSink extends AgentOtelSink {
   reject(reason: string, message: string): HandleResult;
   /** Forgets a finished run so that its redelivered events rebuild it (after a failed export). */
   forgetRun(runId: string): void;
+  /**
+   * Lets a run go unended, held events and all, because its events now go to another consumer
+   * (a partition moved away); delivered here again, they rebuild it from the start.
+   */
+  dropRun(runId: string): void;
 }
 
 const log = diag.createComponentLogger({ namespace: PACKAGE_NAME });
@@ -340,6 +345,12 @@ export function createBridgeSink(options: AgentOtelSinkOptions = {}): BridgeSink
     },
     forgetRun(runId) {
       tracker.forget(runId);
+    },
+    dropRun(runId) {
+      safely(() => {
+        buffer.discard(runId);
+        tracker.discard(runId);
+      });
     },
     endOpenRuns(reason = 'end_of_input') {
       safely(() => buffer.drain());

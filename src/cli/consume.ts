@@ -77,7 +77,7 @@ export async function runConsumer(
     meter: telemetry.meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION),
     settle: () => telemetry.flush(),
     drop: (partition) => {
-      for (const runId of ledger.releasePartition(partition)) sink.forgetRun(runId);
+      for (const runId of ledger.releasePartition(partition)) sink.dropRun(runId);
     },
   });
 

@@ -273,6 +273,14 @@ export class ReorderBuffer {
     for (const held of left) this.settled(run, held);
   }
 
+  /** Lets a run go (see `RunTracker.discard`): what is held for it is dropped unsettled. */
+  discard(runId: string): void {
+    const run = this.runs.get(runId);
+    if (run === undefined) return;
+    this.runs.delete(runId);
+    this.heldCount -= run.heap.length + (run.terminal === undefined ? 0 : 1);
+  }
+
   private close(run: PendingRun): void {
     if (this.runs.get(run.runId) !== run) return;
     while (run.heap.length > 0) this.applyNext(run);

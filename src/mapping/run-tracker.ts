@@ -116,6 +116,15 @@ export class RunTracker {
       this.counted.delete(this.counted.values().next().value!);
   }
 
+  /**
+   * Lets a run go without ending it: its source hands its events to another consumer (a partition
+   * moved away). An open run exports nothing more and counts no outcome; a finished one is
+   * forgotten as above. Its events, delivered here again later, rebuild it from the start.
+   */
+  discard(runId: string): void {
+    if (!this.runs.delete(runId)) this.forget(runId);
+  }
+
   /** Ends runs that saw no event for longer than the idle timeout. */
   abandonIdle(): number {
     const cutoff = this.ctx.now() - this.ctx.idleTimeoutMillis;

@@ -23,6 +23,39 @@ describe('run lifecycle', () => {
     expect(runs[0]!.spanContext().spanId).toBe(runs[1]!.spanContext().spanId);
   });
 
+  it.each([
+    ['applied at once', {}],
+    ['held for reordering', { reorderWindowMillis: 60_000, lateGraceMillis: 60_000 }],
+  ] as const)(
+    'gives an open run away (%s) and rebuilds it whole from its redelivered events',
+    async (_how, windows) => {
+      const whole = createHarness(windows);
+      whole.feed(toolRun().join('\n'));
+      await whole.sink.shutdown();
+      const h = createHarness(windows);
+      const lines = toolRun();
+      // Its partition moves away mid-run, then comes back: every event is delivered again.
+      h.feed(lines.slice(0, 5).join('\n'));
+      h.sink.dropRun(RUN_A);
+      expect(h.sink.stats().runs.open).toBe(0);
+      const again = h.feed(lines.join('\n'));
+      expect(again.map((r) => r.outcome)).toEqual(lines.map(() => 'accepted'));
+      await h.sink.shutdown();
+      const roots = (x: typeof h) => x.spans().filter((s) => s.parentSpanContext === undefined);
+      expect(roots(h)).toHaveLength(1);
+      const shape = (x: typeof h) =>
+        x
+          .spans()
+          .map((s) =>
+            JSON.stringify([s.name, s.spanContext().spanId, s.startTime, s.endTime, s.attributes]),
+          )
+          .sort();
+      // Spans that ended before the run was given away come again, identical.
+      expect(new Set(shape(h))).toEqual(new Set(shape(whole)));
+      expect(await h.sum('agent.runs')).toBe(1);
+    },
+  );
+
   afterEach(() => {
     vi.useRealTimers();
   });
