@@ -93,6 +93,16 @@ export interface BridgeSink extends AgentOtelSink {
    * (a partition moved away); delivered here again, they rebuild it from the start.
    */
   dropRun(runId: string): void;
+  /** Rebuilds a run from its checkpointed events (they were accepted once, in `dialect`). */
+  restoreRun(events: readonly AgentEvent[], dialect: DialectName): void;
+  /** Takes a run as finished and durable elsewhere: its events are not made into a run again. */
+  markFinished(runId: string): void;
+}
+
+/** Hooks of the bridge's own sources. */
+export interface BridgeSinkHooks {
+  /** Each event taken for its run (held or applied), as it was applied. */
+  readonly onAccepted?: (event: AgentEvent, dialect: DialectName) => void;
 }
 
 const log = diag.createComponentLogger({ namespace: PACKAGE_NAME });
@@ -113,7 +123,10 @@ export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOt
 }
 
 /** The sink with the sources' own entry points (the CLI's sources use it). */
-export function createBridgeSink(options: AgentOtelSinkOptions = {}): BridgeSink {
+export function createBridgeSink(
+  options: AgentOtelSinkOptions = {},
+  hooks: BridgeSinkHooks = {},
+): BridgeSink {
   const config = resolveConfig(options);
   const tracerProvider = config.tracerProvider ?? trace.getTracerProvider();
   const meterProvider = config.meterProvider ?? metrics.getMeterProvider();
@@ -230,7 +243,9 @@ export function createBridgeSink(options: AgentOtelSinkOptions = {}): BridgeSink
     }
     input.expect();
     try {
-      const offered = buffer.offer(guardIdentifiers(event), dialect, input, index);
+      const guarded = guardIdentifiers(event);
+      const offered = buffer.offer(guarded, dialect, input, index);
+      if (offered.outcome === 'accepted') hooks.onAccepted?.(guarded, dialect);
       if (timer === undefined) {
         lastIdleSweep = config.now();
         timer = setInterval(() => safely(housekeeping), tickMillis);
@@ -264,8 +279,9 @@ export function createBridgeSink(options: AgentOtelSinkOptions = {}): BridgeSink
     events: readonly AgentEvent[],
     dialect: DialectName | 'unknown',
     extra: Partial<HandleResult>,
+    counted: (result: HandleResult) => HandleResult = count,
   ): HandleResult => {
-    const input = new InputOutcome(dialect, extra, count);
+    const input = new InputOutcome(dialect, extra, counted);
     const eventDialect = dialect === 'unknown' ? 'native' : dialect;
     for (let i = 0; i < events.length; i += 1) apply(events[i]!, eventDialect, input, i);
     return input.finish();
@@ -345,6 +361,13 @@ export function createBridgeSink(options: AgentOtelSinkOptions = {}): BridgeSink
     },
     forgetRun(runId) {
       tracker.forget(runId);
+    },
+    restoreRun(events, dialect) {
+      // Counted once already, where they were first taken.
+      applyAll(events, dialect, {}, (result) => result);
+    },
+    markFinished(runId) {
+      safely(() => tracker.markFinished(runId));
     },
     dropRun(runId) {
       safely(() => {

@@ -107,6 +107,7 @@ export function parseCommand(
         durable: { type: 'string' },
         'ack-wait-ms': { type: 'string' },
         'max-ack-pending': { type: 'string' },
+        'checkpoint-every': { type: 'string' },
         group: { type: 'string' },
         consumer: { type: 'string' },
         'claim-idle-ms': { type: 'string' },
@@ -172,12 +173,14 @@ export function parseCommand(
     quiet: values.quiet === true,
     json: values.json === true,
   };
-  const int = (flag: string, fallback: number) => {
+  const int = (flag: string, fallback: number, least = 1) => {
     const raw = (values as Record<string, string | boolean | undefined>)[flag];
     if (raw === undefined) return fallback;
     const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n <= 0)
-      throw new UsageError(`--${flag} must be a positive integer, got ${String(raw)}`);
+    if (!Number.isSafeInteger(n) || n < least)
+      throw new UsageError(
+        `--${flag} must be ${least === 0 ? 'a non-negative' : 'a positive'} integer, got ${String(raw)}`,
+      );
     return n;
   };
   switch (name) {
@@ -276,6 +279,8 @@ export function parseCommand(
         maxPending,
         endOpenRunsOnShutdown: values['end-open-runs-on-shutdown'] === true,
         graceMillis: int('grace-ms', 10_000),
+        checkpointEvery: int('checkpoint-every', 1000, 0),
+        partitioned: partitions !== undefined,
       };
       if (name === 'nats') {
         if (values.subject === undefined) throw new UsageError('nats needs --subject');

@@ -1,4 +1,7 @@
 import { connect } from '@nats-io/transport-node';
+import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
+import { createNatsCheckpointStore } from '../checkpoints/nats-checkpoint-store.js';
+import { createRedisCheckpointStore } from '../checkpoints/redis-checkpoint-store.js';
 import { createNatsLeaseStore } from '../partitions/nats-lease-store.js';
 import { createPartitionedSource } from '../partitions/partitioned-source.js';
 import { createRedisLeaseStore } from '../partitions/redis-lease-store.js';
@@ -43,6 +46,7 @@ export function brokerSource(
           subject: `${nats.subject}.${p}`,
           durable: `${nats.durable}-p${p}`,
         }),
+      beforeTake: (p) => hooks.restore(p),
       beforeRelease: () => hooks.settle(),
       dropped: (p) => hooks.drop(p),
       report,
@@ -72,9 +76,36 @@ export function brokerSource(
         claimIdleMillis: 0,
         createStream: true,
       }),
+    beforeTake: (p) => hooks.restore(p),
     beforeRelease: () => hooks.settle(),
     dropped: (p) => hooks.drop(p),
     report,
     meter: hooks.meter,
   });
+}
+
+/** Open runs' checkpoints and finished markers live this long after their last save. */
+const CHECKPOINT_TTL_MILLIS = 24 * 60 * 60 * 1000;
+
+/**
+ * Where a `nats` or `redis` command keeps its runs' checkpoints: the JetStream KV bucket
+ * `<durable>-runs`; Redis keys `<stream>:<group>:run:<scope>:<run>`.
+ */
+export function brokerCheckpointStore(command: BrokerCommand): () => Promise<CheckpointStore> {
+  if (command.name === 'nats') {
+    const { url, durable } = command.nats;
+    return async () =>
+      createNatsCheckpointStore({
+        connection: await connect({ servers: url, maxReconnectAttempts: -1 }),
+        bucket: `${durable}-runs`.replace(/[^A-Za-z0-9_-]/g, '_'),
+        ttlMillis: CHECKPOINT_TTL_MILLIS,
+      });
+  }
+  const { url, stream, group } = command.redis;
+  return () =>
+    createRedisCheckpointStore({
+      url,
+      prefix: `${stream}:${group}`,
+      ttlMillis: CHECKPOINT_TTL_MILLIS,
+    });
 }

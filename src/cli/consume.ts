@@ -1,4 +1,7 @@
 import type { Meter } from '@opentelemetry/api';
+import type { CheckpointStore } from '../checkpoints/checkpoint-store.js';
+import { RunCheckpoints } from '../checkpoints/run-checkpoints.js';
+import { resolveConfig } from '../config.js';
 import { createBridgeSink } from '../sink.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import type { BrokerSource } from '../sources/broker-source.js';
@@ -18,6 +21,10 @@ export interface ConsumeOptions {
   readonly endOpenRunsOnShutdown: boolean;
   /** Longest a graceful shutdown may take. */
   readonly graceMillis: number;
+  /** Checkpoint a run holding this many unacknowledged messages (0: never). */
+  readonly checkpointEvery: number;
+  /** Partitions restore their own checkpoints when taken; otherwise all are restored at start. */
+  readonly partitioned: boolean;
 }
 
 /** Metric export interval for long-running sources: acks wait for it (OTEL_METRIC_EXPORT_INTERVAL wins). */
@@ -38,6 +45,8 @@ export interface ConsumerHooks {
   settle(): Promise<void>;
   /** Forget the partition's open runs; their messages go to the next owner. */
   drop(partition: number): void;
+  /** Rebuild the partition's checkpointed runs before its messages are read. */
+  restore(partition: number): Promise<void>;
 }
 
 export async function runConsumer(
@@ -45,16 +54,22 @@ export async function runConsumer(
   common: CommonOptions,
   makeSource: (hooks: ConsumerHooks) => BrokerSource,
   options: ConsumeOptions,
+  checkpointStore?: () => Promise<CheckpointStore>,
 ): Promise<number> {
   const say = (line: string) => {
     if (!common.quiet) io.stderr.write(`${line}\n`);
   };
   let forget: (runId: string) => void = () => undefined;
+  let checkpoints: RunCheckpoints | undefined;
   const ledger = new DeliveryLedger(
     {
       outage: (message) => say(`export outage: ${message}; holding acknowledgements and retrying`),
       recovered: () => say('export recovered'),
-      forgetRun: (runId) => forget(runId),
+      forgetRun: (runId) => {
+        forget(runId);
+        checkpoints?.rebuild(runId);
+      },
+      checkpointedRunDurable: (runId) => checkpoints?.durable(runId) ?? Promise.resolve(true),
     },
     clock,
   );
@@ -63,25 +78,51 @@ export async function runConsumer(
     exportListener: ledger,
     metricExportIntervalMillis: SOURCE_METRIC_EXPORT_INTERVAL_MILLIS,
   });
-  const sink = createBridgeSink({
-    tracerProvider: telemetry.tracerProvider,
-    meterProvider: telemetry.meterProvider,
+  const sinkOptions = {
     env: io.env,
-    onRunEnd: (run) => ledger.runEnded(run),
     ...(common.agentName === undefined ? {} : { agentName: common.agentName }),
     ...(common.captureContent === undefined ? {} : { captureContent: common.captureContent }),
-  });
+  };
+  const sink = createBridgeSink(
+    {
+      ...sinkOptions,
+      tracerProvider: telemetry.tracerProvider,
+      meterProvider: telemetry.meterProvider,
+      onRunEnd: (run) => {
+        ledger.runEnded(run);
+        checkpoints?.runEnded(run.runId);
+      },
+    },
+    { onAccepted: (event, dialect) => checkpoints?.accepted(event, dialect) },
+  );
   forget = (runId) => sink.forgetRun(runId);
   const stream = sink.openStream(options.scope, common.dialect);
   const source = makeSource({
     meter: telemetry.meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION),
     settle: () => telemetry.flush(),
     drop: (partition) => {
-      for (const runId of ledger.releasePartition(partition)) sink.dropRun(runId);
+      for (const runId of ledger.releasePartition(partition)) {
+        sink.dropRun(runId);
+        checkpoints?.drop(runId);
+      }
     },
+    restore: (partition) => checkpoints?.restore(partition) ?? Promise.resolve(),
   });
 
   await source.open();
+  if (options.checkpointEvery > 0 && checkpointStore !== undefined) {
+    const config = resolveConfig(sinkOptions);
+    checkpoints = new RunCheckpoints({
+      store: await checkpointStore(),
+      sink,
+      ledger,
+      everyMessages: options.checkpointEvery,
+      content: { capture: config.captureContent, maxTextChars: config.maxContentBytes },
+      report: say,
+      meter: telemetry.meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION),
+    });
+    if (!options.partitioned) await checkpoints.restore(undefined);
+  }
   say(`consuming ${source.description}; ${describeTraceDestination(io.env)}`);
   const started = performance.now();
   let messages = 0;
@@ -119,6 +160,7 @@ export async function runConsumer(
       if (result.outcome === 'rejected')
         say(`message ${messages} rejected: ${result.message ?? result.reason ?? ''}`);
       ledger.settle(delivery, result);
+      checkpoints?.settled(delivery, result);
     },
     () => {
       // Acknowledgements wait for an export of spans and of metrics; with half the allowed
@@ -153,6 +195,7 @@ export async function runConsumer(
   await sink.shutdown({ endOpenRuns: options.endOpenRunsOnShutdown });
   await telemetry.shutdown();
   await source.close();
+  await checkpoints?.close();
   clearTimeout(deadline);
   if (!common.quiet) {
     const seconds = (performance.now() - started) / 1000;

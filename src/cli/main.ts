@@ -129,7 +129,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     case 'nats':
     case 'redis': {
-      const [{ runConsumer }, { brokerSource }] = await Promise.all([
+      const [{ runConsumer }, { brokerCheckpointStore, brokerSource }] = await Promise.all([
         import('./consume.js'),
         import('./broker-sources.js'),
       ]);
@@ -138,6 +138,7 @@ async function main(argv: readonly string[]): Promise<number> {
         command.common,
         (hooks) => brokerSource(command, hooks, say(command.common.quiet)),
         command.consume,
+        brokerCheckpointStore(command),
       );
     }
     case 'route': {

@@ -28,6 +28,9 @@ Options:
   --durable NAME        nats: durable consumer, created when missing (default agent-otel-bridge)
   --ack-wait-ms N       nats: redelivery timeout of unacknowledged messages (default 30000)
   --max-ack-pending N   nats: max_ack_pending of a created consumer; both: most messages held (default 100000)
+  --checkpoint-every N  nats/redis: a run holding N unacknowledged messages is checkpointed in the
+                        broker and they are acknowledged, so long runs do not hold the rest (0: off;
+                        default 1000)
   --group NAME          redis: consumer group, created when missing (default agent-otel-bridge)
   --consumer NAME       redis: consumer name, keep it stable across restarts (default the host name)
   --claim-idle-ms N     redis: claim other consumers' entries idle this long at start (default 60000)
@@ -87,6 +90,7 @@ export const COMMAND_OPTIONS = {
     'durable',
     'ack-wait-ms',
     'max-ack-pending',
+    'checkpoint-every',
     'grace-ms',
     'end-open-runs-on-shutdown',
     'partitions',
@@ -105,6 +109,7 @@ export const COMMAND_OPTIONS = {
     'consumer',
     'claim-idle-ms',
     'max-ack-pending',
+    'checkpoint-every',
     'grace-ms',
     'end-open-runs-on-shutdown',
     'partitions',

@@ -125,6 +125,22 @@ export class RunTracker {
     if (!this.runs.delete(runId)) this.forget(runId);
   }
 
+  /**
+   * Takes a run as finished elsewhere (its export is durable): its events, delivered here, are
+   * late or duplicates, never a second run.
+   */
+  markFinished(runId: string): void {
+    if (!this.runs.has(runId) && !this.finished.has(runId)) this.rememberFinished(runId, -1);
+  }
+
+  private rememberFinished(runId: string, terminalKey: number): void {
+    this.finished.set(runId, terminalKey);
+    if (this.finished.size > this.ctx.finishedRunMemory) {
+      const oldest = this.finished.keys().next();
+      if (oldest.done !== true) this.finished.delete(oldest.value);
+    }
+  }
+
   /** Ends runs that saw no event for longer than the idle timeout. */
   abandonIdle(): number {
     const cutoff = this.ctx.now() - this.ctx.idleTimeoutMillis;
@@ -234,11 +250,7 @@ export class RunTracker {
     endRun(this.ctx, run, ending);
     this.outcomes[ending.outcome] += 1;
     // Remembered before the listener hears of it, so that the listener may forget it at once.
-    this.finished.set(run.runId, terminalKey ?? -1);
-    if (this.finished.size > this.ctx.finishedRunMemory) {
-      const oldest = this.finished.keys().next();
-      if (oldest.done !== true) this.finished.delete(oldest.value);
-    }
+    this.rememberFinished(run.runId, terminalKey ?? -1);
     if (this.ctx.onRunEnd !== undefined) {
       try {
         this.ctx.onRunEnd({

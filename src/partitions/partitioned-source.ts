@@ -14,6 +14,8 @@ export interface PartitionedSourceOptions {
   readonly store: () => Promise<LeaseStore>;
   /** The source that reads partition `p`. */
   readonly partitionSource: (p: number) => BrokerSource;
+  /** Before `p` is read: rebuild its checkpointed runs. */
+  readonly beforeTake: (p: number) => Promise<void>;
   /** Before `p` is handed over: settle what can be settled (export and acknowledge ended runs). */
   readonly beforeRelease: (p: number) => Promise<void>;
   /** `p` is no longer this instance's: forget its open runs, leaving its messages to the next owner. */
@@ -91,6 +93,10 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
       const take = async (p: number) => {
         const source = options.partitionSource(p);
         await source.open();
+        await options.beforeTake(p).catch((error: unknown) => {
+          void source.close().catch(() => undefined);
+          throw error;
+        });
         const running = source.run(
           (text, delivery) => onMessage(text, { ...delivery, partition: p }),
           canPull,

@@ -22,6 +22,11 @@ export interface LedgerEvents {
   recovered(): void;
   /** A run's export failed: its messages are redelivered, so it must be rebuilt from them. */
   forgetRun(runId: string): void;
+  /**
+   * A checkpointed run is durable: resolves true once its checkpoint says so (its last messages
+   * are acknowledged only then); false to try again at the next metric export.
+   */
+  checkpointedRunDurable?(runId: string): Promise<boolean>;
 }
 
 interface Exporting {
@@ -30,6 +35,9 @@ interface Exporting {
   readonly spanCount: number;
   exported: number;
   readonly endedAt: number;
+  /** Some of its messages were acknowledged when its checkpoint was saved. */
+  checkpointed: boolean;
+  partition: number | undefined;
 }
 
 /**
@@ -47,6 +55,8 @@ export class DeliveryLedger implements ExportListener {
   private readonly endedByRun = new Map<string, Exporting>();
   private readonly earlyTallies = new Map<string, number>();
   private readonly failedTraces = new Set<string>();
+  // Open runs with a saved checkpoint (messages acknowledged before the run ended) → partition.
+  private readonly checkpointed = new Map<string, number | undefined>();
   private awaitingMetrics: Exporting[] = [];
   private heldCount = 0;
   private ackedCount = 0;
@@ -82,6 +92,34 @@ export class DeliveryLedger implements ExportListener {
     for (const entry of this.endedByRun.values()) yield* entry.deliveries;
   }
 
+  /** Messages of an open run held now. */
+  heldFor(runId: string): number {
+    return this.open.get(runId)?.length ?? 0;
+  }
+
+  /**
+   * The run's checkpoint, saved, holds what its first `count` held messages brought: they are
+   * acknowledged now, and the run is checkpointed until it is durable.
+   */
+  checkpointSaved(runId: string, count: number, partition: number | undefined): void {
+    const ended = this.endedByRun.get(runId);
+    const list = ended?.deliveries ?? this.open.get(runId);
+    if (ended !== undefined) {
+      ended.checkpointed = true;
+      ended.partition = partition;
+    } else this.checkpointed.set(runId, partition);
+    if (list === undefined) return;
+    const covered = list.splice(0, Math.min(count, list.length));
+    for (const delivery of covered) delivery.ack();
+    this.heldCount -= covered.length;
+    this.ackedCount += covered.length;
+  }
+
+  /** A run rebuilt from its checkpoint (another owner acknowledged its first messages). */
+  adoptCheckpointed(runId: string, partition: number | undefined): void {
+    this.checkpointed.set(runId, partition);
+  }
+
   /** Records what the sink did with a message. */
   settle(delivery: Delivery, result: HandleResult): void {
     if (result.outcome !== 'accepted' || result.runId === undefined) {
@@ -108,7 +146,10 @@ export class DeliveryLedger implements ExportListener {
       spanCount: run.spanCount,
       exported: this.earlyTallies.get(run.traceId) ?? 0,
       endedAt: this.now(),
+      checkpointed: this.checkpointed.has(run.runId),
+      partition: this.checkpointed.get(run.runId),
     };
+    this.checkpointed.delete(run.runId);
     this.open.delete(run.runId);
     this.earlyTallies.delete(run.traceId);
     this.endedByRun.set(run.runId, entry);
@@ -155,10 +196,21 @@ export class DeliveryLedger implements ExportListener {
     const durable = this.awaitingMetrics.filter((e) => e.endedAt <= collectedAtMillis);
     this.awaitingMetrics = this.awaitingMetrics.filter((e) => e.endedAt > collectedAtMillis);
     for (const entry of durable) {
-      this.release(entry, (d) => d.ack());
-      this.ackedCount += entry.deliveries.length;
-      this.durableRuns += 1;
+      if (entry.checkpointed && this.events.checkpointedRunDurable !== undefined) {
+        // Its checkpoint must say "finished" before its last messages go.
+        this.events.checkpointedRunDurable(entry.runId).then(
+          (done) => (done ? this.durable(entry) : this.awaitingMetrics.push(entry)),
+          () => this.awaitingMetrics.push(entry),
+        );
+      } else this.durable(entry);
     }
+  }
+
+  private durable(entry: Exporting): void {
+    if (this.endedByRun.get(entry.runId) !== entry) return;
+    this.release(entry, (d) => d.ack());
+    this.ackedCount += entry.deliveries.length;
+    this.durableRuns += 1;
   }
 
   metricsFailed(error: Error | undefined): void {
@@ -173,15 +225,22 @@ export class DeliveryLedger implements ExportListener {
     const inPartition = (deliveries: readonly Delivery[]) =>
       deliveries.some((d) => d.partition === p);
     const runs: string[] = [];
+    for (const [runId, partition] of [...this.checkpointed]) {
+      if (partition !== p || this.open.has(runId)) continue;
+      this.checkpointed.delete(runId);
+      runs.push(runId);
+    }
     for (const [runId, deliveries] of this.open) {
-      if (!inPartition(deliveries)) continue;
+      if (!inPartition(deliveries) && !(this.checkpointed.get(runId) === p)) continue;
+      this.checkpointed.delete(runId);
       this.open.delete(runId);
       for (const delivery of deliveries) delivery.release?.();
       this.heldCount -= deliveries.length;
       runs.push(runId);
     }
     for (const [runId, entry] of [...this.endedByRun]) {
-      if (!inPartition(entry.deliveries)) continue;
+      if (!inPartition(entry.deliveries) && !(entry.checkpointed && entry.partition === p))
+        continue;
       this.release(entry, (d) => d.release?.());
       this.awaitingMetrics = this.awaitingMetrics.filter((e) => e !== entry);
       for (const [traceId, exporting] of this.exportingByTrace)
@@ -199,6 +258,8 @@ export class DeliveryLedger implements ExportListener {
 
   private fail(traceId: string, entry: Exporting): void {
     this.exportingByTrace.delete(traceId);
+    // Rebuilt from its checkpoint and its redelivered messages: checkpointed again.
+    if (entry.checkpointed) this.checkpointed.set(entry.runId, entry.partition);
     this.events.forgetRun(entry.runId);
     const delay = this.redeliveryDelayMillis;
     this.release(entry, (d) => d.nak(delay));

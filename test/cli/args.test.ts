@@ -68,8 +68,16 @@ describe('parseCommand', () => {
         maxPending: 100_000,
         endOpenRunsOnShutdown: false,
         graceMillis: 10_000,
+        checkpointEvery: 1000,
+        partitioned: false,
       },
     });
+    expect(
+      parseCommand(['redis', '--stream', 'k', '--checkpoint-every', '0', '--partitions', '4']),
+    ).toMatchObject({ consume: { checkpointEvery: 0, partitioned: true } });
+    expect(() => parseCommand(['redis', '--stream', 'k', '--checkpoint-every=-1'])).toThrow(
+      '--checkpoint-every must be a non-negative integer, got -1',
+    );
     expect(parseCommand(['redis', '--stream', 'k', '--consumer', 'c1'])).toMatchObject({
       redis: {
         url: 'redis://127.0.0.1:6379',

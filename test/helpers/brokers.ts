@@ -12,13 +12,16 @@ export async function publishToNats(
   subject: string,
   lines: readonly string[],
   url = NATS_URL,
+  /** Publishes awaited together (in order on one connection). */
+  inFlight = 1,
 ): Promise<void> {
   const nc = await connect({ servers: url });
   try {
     const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: stream, subjects: [subject] });
     const js = jetstream(nc);
-    for (const line of lines) await js.publish(subject, line);
+    for (let i = 0; i < lines.length; i += inFlight)
+      await Promise.all(lines.slice(i, i + inFlight).map((line) => js.publish(subject, line)));
   } finally {
     await nc.drain();
   }
@@ -56,11 +59,16 @@ export async function publishToRedis(
   key: string,
   lines: readonly string[],
   url = REDIS_URL,
+  /** Entries added together (in order on one connection). */
+  inFlight = 1,
 ): Promise<void> {
   const client = createClient({ url });
   await client.connect();
   try {
-    for (const line of lines) await client.xAdd(key, '*', { event: line });
+    for (let i = 0; i < lines.length; i += inFlight)
+      await Promise.all(
+        lines.slice(i, i + inFlight).map((line) => client.xAdd(key, '*', { event: line })),
+      );
   } finally {
     client.destroy();
   }

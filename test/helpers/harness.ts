@@ -13,7 +13,7 @@ import { AgentRunIdGenerator } from '../../src/index.js';
 import type { AgentOtelSinkOptions } from '../../src/index.js';
 // The harness reaches the sources' entry points too (reject, forgetRun, …).
 import { createBridgeSink } from '../../src/sink.js';
-import type { BridgeSink } from '../../src/sink.js';
+import type { BridgeSink, BridgeSinkHooks } from '../../src/sink.js';
 
 /** A metric reader the test collects from by hand. */
 export class ManualReader extends MetricReader {
@@ -51,7 +51,10 @@ export interface Harness {
  * period) unless the options say otherwise: the mapping is tested on its own here, the reordering
  * in test/mapping/reorder.test.ts.
  */
-export function createHarness(options: AgentOtelSinkOptions = {}): Harness {
+export function createHarness(
+  options: AgentOtelSinkOptions = {},
+  hooks: BridgeSinkHooks = {},
+): Harness {
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new TracerProvider({
     idGenerator: new AgentRunIdGenerator(),
@@ -59,14 +62,17 @@ export function createHarness(options: AgentOtelSinkOptions = {}): Harness {
   });
   const reader = new ManualReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
-  const sink = createBridgeSink({
-    tracerProvider,
-    meterProvider,
-    env: {},
-    reorderWindowMillis: 0,
-    lateGraceMillis: 0,
-    ...options,
-  });
+  const sink = createBridgeSink(
+    {
+      tracerProvider,
+      meterProvider,
+      env: {},
+      reorderWindowMillis: 0,
+      lateGraceMillis: 0,
+      ...options,
+    },
+    hooks,
+  );
   const metrics = async () => {
     const { resourceMetrics } = await reader.collect();
     return resourceMetrics.scopeMetrics.flatMap((s) => s.metrics);

@@ -1,0 +1,223 @@
+import type { Meter } from '@opentelemetry/api';
+import type { AgentEvent } from '../events/agent-event.js';
+import type { DialectName } from '../dialects/parse-result.js';
+import type { BridgeSink, HandleResult } from '../sink.js';
+import type { Delivery, DeliveryLedger } from '../sources/delivery-ledger.js';
+import type { CheckpointStore } from './checkpoint-store.js';
+import { compactEvents } from './compact-events.js';
+
+export interface RunCheckpointsOptions {
+  readonly store: CheckpointStore;
+  readonly sink: Pick<BridgeSink, 'restoreRun' | 'markFinished'>;
+  readonly ledger: DeliveryLedger;
+  /** A run holding this many unacknowledged messages is checkpointed (and again per as many more). */
+  readonly everyMessages: number;
+  readonly content: { readonly capture: boolean; readonly maxTextChars: number };
+  /** Said once per kind of trouble. */
+  readonly report: (message: string) => void;
+  /** For the instance's own metrics. */
+  readonly meter?: Meter | undefined;
+}
+
+interface RunLog {
+  readonly dialect: DialectName;
+  /** Its events so far: the last checkpoint's, compacted, then those taken since. */
+  events: AgentEvent[];
+  /** What its last saved checkpoint holds (undefined: none saved). */
+  saved: AgentEvent[] | undefined;
+  partition: number | undefined;
+  saving: boolean;
+  ended: boolean;
+}
+
+/** The scope of a partition's checkpoints in the store; `all` without partitions. */
+export const checkpointScope = (partition: number | undefined) =>
+  partition === undefined ? 'all' : String(partition);
+
+/**
+ * Checkpoints of open runs, so that a run's messages need not stay unacknowledged until it ends:
+ * a run holding `everyMessages` messages has its events so far (compacted) saved in the broker,
+ * and then those messages are acknowledged. A long run no longer holds the consumer's
+ * `max_ack_pending` (or pending entries) to itself. Whoever owns the run next (another instance
+ * after a takeover, this one after a restart, or this one after a failed export) rebuilds it from
+ * the checkpoint and the messages delivered since. When the run is durable, its checkpoint is
+ * replaced by a `finished` marker before its last messages are acknowledged, so a redelivery of
+ * those never makes a second run.
+ */
+export class RunCheckpoints {
+  private readonly logs = new Map<string, RunLog>();
+  private readonly said = new Set<string>();
+  // While a run is rebuilt from a log, its events are in the log already.
+  private replaying = false;
+  /** Checkpoints saved, runs restored from one, and saves that failed. */
+  readonly counts = { saved: 0, restored: 0, finished: 0, failed: 0 };
+
+  private saving = 0;
+
+  constructor(private readonly options: RunCheckpointsOptions) {
+    options.meter
+      ?.createObservableCounter('agent_bridge.checkpoints', {
+        description: "Open runs' checkpoints saved, restored, marked finished, failed",
+        unit: '{checkpoint}',
+      })
+      .addCallback((result) => {
+        for (const [outcome, count] of Object.entries(this.counts))
+          result.observe(count, { 'agent_bridge.checkpoint.outcome': outcome });
+      });
+  }
+
+  /** Checkpoint saves under way. */
+  get savesInFlight(): number {
+    return this.saving;
+  }
+
+  /** The sink's `onAccepted`: every event taken for a run. */
+  accepted(event: AgentEvent, dialect: DialectName): void {
+    if (this.replaying) return;
+    const log = this.logs.get(event.runId);
+    if (log === undefined)
+      this.logs.set(event.runId, {
+        dialect,
+        events: [event],
+        saved: undefined,
+        partition: undefined,
+        saving: false,
+        ended: false,
+      });
+    else log.events.push(event);
+  }
+
+  /** After the ledger settled a message: checkpoints its run when it holds enough messages. */
+  settled(delivery: Delivery, result: HandleResult): void {
+    if (result.outcome !== 'accepted' || result.runId === undefined) return;
+    const log = this.logs.get(result.runId);
+    if (log === undefined) return;
+    log.partition = delivery.partition;
+    if (log.saving || log.ended) return;
+    if (this.options.ledger.heldFor(result.runId) >= this.options.everyMessages)
+      void this.save(result.runId, log);
+  }
+
+  /** The run ended: a run never checkpointed needs nothing more from here. */
+  runEnded(runId: string): void {
+    const log = this.logs.get(runId);
+    if (log === undefined) return;
+    log.ended = true;
+    if (log.saved === undefined && !log.saving) this.logs.delete(runId);
+  }
+
+  /** The ledger's `checkpointedRunDurable`: the checkpoint becomes a `finished` marker. */
+  async durable(runId: string): Promise<boolean> {
+    const log = this.logs.get(runId);
+    if (log === undefined) return true;
+    try {
+      await this.options.store.save(checkpointScope(log.partition), {
+        runId,
+        dialect: log.dialect,
+        finished: true,
+        events: [],
+      });
+    } catch (error) {
+      this.trouble('save', `cannot mark a finished run in its checkpoint (retrying)`, error);
+      return false;
+    }
+    this.logs.delete(runId);
+    this.counts.finished += 1;
+    return true;
+  }
+
+  /**
+   * The run's export failed and its messages since the checkpoint will be redelivered: it is
+   * rebuilt from its checkpoint, they follow. False when it has none (rebuilt from messages alone).
+   */
+  rebuild(runId: string): boolean {
+    const log = this.logs.get(runId);
+    if (log?.saved === undefined) {
+      this.logs.delete(runId);
+      return false;
+    }
+    log.events = [...log.saved];
+    log.ended = false;
+    this.replay(log.saved, log.dialect);
+    return true;
+  }
+
+  /** The run's partition moved away: its next owner rebuilds it from the checkpoint. */
+  drop(runId: string): void {
+    this.logs.delete(runId);
+  }
+
+  /**
+   * Rebuilds the open runs of a scope from their checkpoints and takes its finished runs as
+   * finished, before its messages are read.
+   */
+  async restore(partition: number | undefined): Promise<void> {
+    const { checkpoints, unreadable } = await this.options.store.load(checkpointScope(partition));
+    for (const { key, problem } of unreadable)
+      this.trouble('unreadable', `skipped an unreadable checkpoint ${key}: ${problem}`);
+    for (const checkpoint of checkpoints) {
+      if (checkpoint.finished) {
+        this.options.sink.markFinished(checkpoint.runId);
+        continue;
+      }
+      const events = [...checkpoint.events];
+      this.logs.set(checkpoint.runId, {
+        dialect: checkpoint.dialect,
+        events: [...events],
+        saved: events,
+        partition,
+        saving: false,
+        ended: false,
+      });
+      this.options.ledger.adoptCheckpointed(checkpoint.runId, partition);
+      this.replay(events, checkpoint.dialect);
+      this.counts.restored += 1;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.options.store.close();
+  }
+
+  private replay(events: readonly AgentEvent[], dialect: DialectName): void {
+    this.replaying = true;
+    try {
+      this.options.sink.restoreRun(events, dialect);
+    } finally {
+      this.replaying = false;
+    }
+  }
+
+  private async save(runId: string, log: RunLog): Promise<void> {
+    log.saving = true;
+    this.saving += 1;
+    const events = compactEvents(log.events, this.options.content);
+    log.events = [...events];
+    const covered = this.options.ledger.heldFor(runId);
+    try {
+      await this.options.store.save(checkpointScope(log.partition), {
+        runId,
+        dialect: log.dialect,
+        finished: false,
+        events,
+      });
+      log.saved = events;
+      this.options.ledger.checkpointSaved(runId, covered, log.partition);
+      this.counts.saved += 1;
+    } catch (error) {
+      this.counts.failed += 1;
+      this.trouble('save', 'cannot save a run checkpoint; its messages stay held', error);
+    } finally {
+      log.saving = false;
+      this.saving -= 1;
+      if (log.ended && log.saved === undefined) this.logs.delete(runId);
+    }
+  }
+
+  private trouble(kind: string, message: string, error?: unknown): void {
+    if (this.said.has(kind)) return;
+    this.said.add(kind);
+    const why = error instanceof Error ? `: ${error.message}` : '';
+    this.options.report(`${message}${why} (said once)`);
+  }
+}

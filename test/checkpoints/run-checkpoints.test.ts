@@ -1,0 +1,187 @@
+// Checkpoints of open runs in the real Redis of this machine: a run's first messages are
+// acknowledged once its checkpoint is saved; another instance rebuilds the run from the checkpoint
+// and the messages not acknowledged, to the same spans; once durable, the checkpoint becomes a
+// `finished` marker before the last messages are acknowledged, and a third instance makes no
+// second run of them. The deliveries are plain objects recording what the consumer did with them
+// (the brokers' own messages are exercised end to end in test/e2e/long-runs.test.ts).
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { createRedisCheckpointStore } from '../../src/checkpoints/redis-checkpoint-store.js';
+import { RunCheckpoints } from '../../src/checkpoints/run-checkpoints.js';
+import type { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
+import { DeliveryLedger } from '../../src/sources/delivery-ledger.js';
+import type { Delivery } from '../../src/sources/delivery-ledger.js';
+import { behest, RUN_A, toolRun } from '../helpers/behest-lines.js';
+import { REDIS_URL } from '../helpers/brokers.js';
+import { createHarness } from '../helpers/harness.js';
+import type { Harness } from '../helpers/harness.js';
+
+const prefix = `aob:checkpoints:${randomUUID().slice(0, 8)}`;
+const stores: CheckpointStore[] = [];
+
+afterAll(async () => {
+  for (const store of stores) await store.close();
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 }))
+    if (keys.length > 0) await client.del(keys);
+  client.destroy();
+});
+
+interface Message {
+  readonly line: string;
+  readonly delivery: Delivery & { settled: 'held' | 'ack' | 'nak' | 'release' };
+}
+
+/** One bridge instance: a sink, a ledger and its checkpoints on the shared store. */
+async function instance(everyMessages = 10) {
+  const store = await createRedisCheckpointStore({ url: REDIS_URL, prefix, ttlMillis: 60_000 });
+  stores.push(store);
+  const later: { checkpoints?: RunCheckpoints } = {};
+  const ledger = new DeliveryLedger({
+    outage: () => undefined,
+    recovered: () => undefined,
+    forgetRun: (runId) => {
+      h.sink.forgetRun(runId);
+      later.checkpoints?.rebuild(runId);
+    },
+    checkpointedRunDurable: (runId) => later.checkpoints!.durable(runId),
+  });
+  const h: Harness = createHarness(
+    {
+      onRunEnd: (run) => {
+        ledger.runEnded(run);
+        later.checkpoints?.runEnded(run.runId);
+      },
+    },
+    { onAccepted: (event, dialect) => later.checkpoints?.accepted(event, dialect) },
+  );
+  const reports: string[] = [];
+  const checkpoints = new RunCheckpoints({
+    store,
+    sink: h.sink,
+    ledger,
+    everyMessages,
+    content: { capture: false, maxTextChars: 8192 },
+    report: (message) => reports.push(message),
+  });
+  later.checkpoints = checkpoints;
+  const deliver = (line: string): Message => {
+    const delivery = {
+      settled: 'held' as Message['delivery']['settled'],
+      ack: () => (delivery.settled = 'ack'),
+      nak: () => (delivery.settled = 'nak'),
+    };
+    const result = h.sink.handleJson(line);
+    ledger.settle(delivery, result);
+    checkpoints.settled(delivery, result);
+    return { line, delivery };
+  };
+  return { h, ledger, checkpoints, store, deliver, reports };
+}
+
+/** toolRun with 40 text deltas in its first model call. */
+function longRun(): string[] {
+  const lines = toolRun();
+  const deltas = Array.from({ length: 40 }, (_, i) =>
+    behest('TextDelta', RUN_A, `00.${300 + i * 5}`, { delta: `w${i} ` }),
+  );
+  return [...lines.slice(0, 3), ...deltas, ...lines.slice(3)];
+}
+
+const shape = (h: Harness) =>
+  h
+    .spans()
+    .map((s) =>
+      JSON.stringify([
+        s.name,
+        s.spanContext().spanId,
+        s.startTime,
+        s.endTime,
+        s.attributes,
+        s.events,
+        s.status,
+      ]),
+    )
+    .sort();
+
+describe('run checkpoints', () => {
+  it('acknowledges a run before it ends, rebuilds it elsewhere and never makes it twice', async () => {
+    const lines = longRun();
+    const straight = createHarness();
+    straight.feed(lines.join('\n'));
+    await straight.sink.shutdown();
+
+    // Instance A takes the first 35 messages: checkpoints let it acknowledge most of them.
+    const a = await instance();
+    const inA: Message[] = [];
+    for (const line of lines.slice(0, 35)) {
+      inA.push(a.deliver(line));
+      // One checkpoint save at a time, as messages arrive over time.
+      await vi.waitFor(() => expect(a.checkpoints.savesInFlight).toBe(0));
+    }
+    expect(a.checkpoints.counts.saved).toBe(3);
+    const acked = inA.filter((m) => m.delivery.settled === 'ack').length;
+    expect(acked).toBe(30);
+    expect(a.ledger.pending).toBe(5);
+    expect(a.h.spans().filter((s) => s.name.startsWith('invoke_agent'))).toEqual([]);
+
+    // A dies. B rebuilds the run from the checkpoint and what A had not acknowledged.
+    const b = await instance();
+    await b.checkpoints.restore(undefined);
+    expect(b.checkpoints.counts.restored).toBe(1);
+    const redelivered = [
+      ...inA.filter((m) => m.delivery.settled === 'held').map((m) => m.line),
+      ...lines.slice(35),
+    ];
+    const inB = redelivered.map((line) => b.deliver(line));
+    await b.h.sink.shutdown();
+    expect(shape(b.h)).toEqual(shape(straight));
+    expect(await b.h.sum('agent.runs')).toBe(1);
+
+    // Durable at the collector: the checkpoint says "finished" before the last messages go.
+    const traceId = b.h.spans()[0]!.spanContext().traceId;
+    b.ledger.spansExported(new Map([[traceId, b.h.spans().length]]));
+    b.ledger.metricsExported(Date.now() + 1000);
+    await vi.waitFor(() => expect(inB.every((m) => m.delivery.settled === 'ack')).toBe(true));
+    const { checkpoints } = await b.store.load('all');
+    expect(checkpoints.map((c) => [c.runId, c.finished, c.events.length])).toEqual([
+      [RUN_A, true, 0],
+    ]);
+
+    // A redelivery of its last messages to C (say B died before acknowledging) makes no run.
+    const c = await instance();
+    await c.checkpoints.restore(undefined);
+    const again = redelivered.map((line) => c.h.sink.handleJson(line));
+    expect(again.every((r) => r.outcome === 'late' || r.outcome === 'duplicate')).toBe(true);
+    await c.h.sink.shutdown();
+    expect(c.h.spans()).toEqual([]);
+    expect([...a.reports, ...b.reports, ...c.reports]).toEqual([]);
+  });
+
+  it('rebuilds a checkpointed run from its checkpoint when its export fails', async () => {
+    const lines = longRun().map((line) => line.replaceAll(RUN_A, `${RUN_A.slice(0, -4)}beef`));
+    const straight = createHarness();
+    straight.feed(lines.join('\n'));
+    await straight.sink.shutdown();
+
+    const a = await instance(20);
+    const delivered = lines.map((line) => a.deliver(line));
+    await vi.waitFor(() => expect(a.checkpoints.counts.saved).toBe(1));
+    expect(delivered.filter((m) => m.delivery.settled === 'ack')).toHaveLength(20);
+    const traceId = a.h.spans()[0]!.spanContext().traceId;
+    a.h.exporter.reset();
+    // The collector refuses the run: its unacknowledged messages are redelivered, and the run
+    // is rebuilt from its checkpoint first.
+    a.ledger.spansFailed(new Set([traceId]), new Error('refused'));
+    expect(delivered.filter((m) => m.delivery.settled === 'nak')).toHaveLength(lines.length - 20);
+    const results = delivered
+      .filter((m) => m.delivery.settled === 'nak')
+      .map((m) => a.deliver(m.line));
+    await a.h.sink.shutdown();
+    expect(results.every((m) => m.delivery.settled === 'held')).toBe(true);
+    expect(shape(a.h)).toEqual(shape(straight));
+    expect(await a.h.sum('agent.runs')).toBe(1);
+  });
+});
