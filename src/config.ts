@@ -22,6 +22,14 @@ export interface AgentOtelSinkOptions {
    * Env `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`. Default: false.
    */
   readonly captureContent?: boolean;
+  /**
+   * Which GenAI conventions to follow: `v1.41` (the released text), or `latest` (their current
+   * development: `gen_ai.usage.cache_write.input_tokens` beside `cache_creation`, no provider on
+   * the internal `invoke_agent` span, `gen_ai.invoke_agent.inference_calls` / `tool_calls`
+   * histograms). Env `OTEL_SEMCONV_STABILITY_OPT_IN` listing `gen_ai_latest_experimental`.
+   * Default: `v1.41`.
+   */
+  readonly genAiConventions?: 'v1.41' | 'latest';
   /** Limit of each captured content attribute, in UTF-8 bytes. Env `AGENT_OTEL_BRIDGE_MAX_CONTENT_BYTES`. Default: 8192. */
   readonly maxContentBytes?: number;
   /** A run with no event for this long is ended as abandoned. Env `AGENT_OTEL_BRIDGE_IDLE_TIMEOUT_MS`. Default: 1 800 000 (30 min). */
@@ -147,6 +155,7 @@ export interface ResolvedConfig {
   readonly meterProvider: MeterProvider | undefined;
   readonly parentContext: Context | undefined;
   readonly captureContent: boolean;
+  readonly genAiConventions: 'v1.41' | 'latest';
   readonly maxContentBytes: number;
   readonly idleTimeoutMillis: number;
   readonly maxOpenRuns: number;
@@ -245,6 +254,7 @@ export function resolveConfig(
       options.captureContent ??
       envBool(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT') ??
       DEFAULTS.captureContent,
+    genAiConventions: genAiConventions(options.genAiConventions, env),
     maxContentBytes,
     idleTimeoutMillis,
     maxOpenRuns,
@@ -274,6 +284,19 @@ export function resolveConfig(
     now: options.now ?? Date.now,
     onRunEnd: options.onRunEnd,
   };
+}
+
+function genAiConventions(
+  option: AgentOtelSinkOptions['genAiConventions'],
+  env: Env,
+): 'v1.41' | 'latest' {
+  if (option !== undefined) {
+    if (option !== 'v1.41' && option !== 'latest')
+      throw new ConfigError(`genAiConventions must be 'v1.41' or 'latest', got ${String(option)}`);
+    return option;
+  }
+  const optIn = (env['OTEL_SEMCONV_STABILITY_OPT_IN'] ?? '').split(',').map((s) => s.trim());
+  return optIn.includes('gen_ai_latest_experimental') ? 'latest' : 'v1.41';
 }
 
 function requireInt(name: string, value: number, min: 0 | 1): void {

@@ -169,6 +169,7 @@ export function createBridgeSink(
     agentName: config.agentName,
     parentContext: config.parentContext,
     captureContent: config.captureContent,
+    latestGenAi: config.genAiConventions === 'latest',
     maxContentBytes: config.maxContentBytes,
     idleTimeoutMillis: config.idleTimeoutMillis,
     maxOpenRuns: config.maxOpenRuns,

@@ -23,7 +23,7 @@ type NonTerminal = Exclude<AgentEvent, { type: 'RunCompleted' | 'RunFailed' | 'R
 export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTerminal): ApplyOutcome {
   switch (event.type) {
     case 'RunStarted':
-      learnRunModel(run, event.provider, event.model);
+      learnRunModel(ctx, run, event.provider, event.model);
       if (event.sessionId !== undefined && run.conversationId === undefined) {
         run.conversationId = event.sessionId;
         run.span.setAttribute(S.ATTR_GEN_AI_CONVERSATION_ID, event.sessionId);
@@ -81,7 +81,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
       return ACCEPTED;
     }
     case 'AssistantMessageCommitted':
-      commitMessage(run, event);
+      commitMessage(ctx, run, event);
       return ACCEPTED;
     case 'Annotation':
       annotate(ctx, run, event);

@@ -68,6 +68,8 @@ export function finalizeChat(
   set(S.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, chat.outputTokens);
   set(S.ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, chat.cacheReadTokens);
   set(S.ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, chat.cacheCreationTokens);
+  if (ctx.latestGenAi === true)
+    set(S.ATTR_GEN_AI_USAGE_CACHE_WRITE_INPUT_TOKENS, chat.cacheCreationTokens);
   if (chat.finishReason !== undefined)
     set(S.ATTR_GEN_AI_RESPONSE_FINISH_REASONS, [chat.finishReason]);
   if (ctx.captureContent && chat.text !== '') {

@@ -60,6 +60,8 @@ export function boundedInstruments(instruments: Instruments, budget: LabelBudget
     timeToFirstChunk: histogram(instruments.timeToFirstChunk),
     invokeAgentDuration: histogram(instruments.invokeAgentDuration),
     executeToolDuration: histogram(instruments.executeToolDuration),
+    inferenceCalls: histogram(instruments.inferenceCalls),
+    agentToolCalls: histogram(instruments.agentToolCalls),
     runs: counter(instruments.runs),
     iterations: histogram(instruments.iterations),
     toolCalls: counter(instruments.toolCalls),

@@ -15,6 +15,9 @@ export interface Instruments {
   readonly timeToFirstChunk: Histogram;
   readonly invokeAgentDuration: Histogram;
   readonly executeToolDuration: Histogram;
+  /** Recorded only under the latest GenAI conventions. */
+  readonly inferenceCalls: Histogram;
+  readonly agentToolCalls: Histogram;
   readonly runs: Counter;
   readonly runsActive: UpDownCounter;
   readonly iterations: Histogram;
@@ -62,6 +65,18 @@ export function createInstruments(meter: Meter): Instruments {
       's',
       'Duration of tool executions.',
       S.OPERATION_DURATION_BUCKETS,
+    ),
+    inferenceCalls: histogram(
+      S.METRIC_GEN_AI_INVOKE_AGENT_INFERENCE_CALLS,
+      '{inference_call}',
+      'Model calls per agent invocation.',
+      S.CALL_COUNT_BUCKETS,
+    ),
+    agentToolCalls: histogram(
+      S.METRIC_GEN_AI_INVOKE_AGENT_TOOL_CALLS,
+      '{tool_call}',
+      'Tool executions per agent invocation.',
+      S.CALL_COUNT_BUCKETS,
     ),
     runs: meter.createCounter(S.METRIC_AGENT_RUNS, {
       unit: '{run}',

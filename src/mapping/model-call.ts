@@ -18,13 +18,14 @@ import type { TrackerContext } from './tracker-context.js';
 
 /** Fills in the run's provider and model when it did not know them yet (a lazily opened run). */
 export function learnRunModel(
+  ctx: TrackerContext,
   run: RunRecord,
   provider: string | undefined,
   model: string | undefined,
 ): void {
   if (provider !== undefined && run.model.provider === undefined) {
     run.model.provider = provider;
-    run.span.setAttribute(S.ATTR_GEN_AI_PROVIDER_NAME, provider);
+    if (ctx.latestGenAi !== true) run.span.setAttribute(S.ATTR_GEN_AI_PROVIDER_NAME, provider);
   }
   if (model !== undefined && run.model.model === undefined) {
     run.model.model = model;
@@ -58,7 +59,7 @@ export function startIteration(
   }
   if (run.chat !== undefined) closeChat(run, run.chat, { time: event.time, incomplete: false });
   endIteration(run, event.time);
-  learnRunModel(run, event.provider, event.model);
+  learnRunModel(ctx, run, event.provider, event.model);
   run.highestIteration = event.iteration;
   run.iterationCount += 1;
 
@@ -140,9 +141,13 @@ export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRec
 }
 
 /** AssistantMessageCommitted: ends the model call; takes the provider, model and finish reason it names. */
-export function commitMessage(run: RunRecord, event: AssistantMessageCommitted): void {
+export function commitMessage(
+  ctx: TrackerContext,
+  run: RunRecord,
+  event: AssistantMessageCommitted,
+): void {
   const chat = targetChat(run, event.iteration);
-  learnRunModel(run, event.provider, event.model);
+  learnRunModel(ctx, run, event.provider, event.model);
   if (chat === undefined) return;
   if (event.provider !== undefined) chat.model.provider = event.provider;
   if (event.model !== undefined) chat.model.model = event.model;

@@ -107,6 +107,10 @@ export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): 
   const durationAttributes = { ...runAttributes };
   if (ending.errorType !== undefined) durationAttributes[S.ATTR_ERROR_TYPE] = ending.errorType;
   run.instruments.invokeAgentDuration.record(secondsBetween(end, run.start), durationAttributes);
+  if (ctx.latestGenAi === true) {
+    run.instruments.inferenceCalls.record(run.chats.length, durationAttributes);
+    run.instruments.agentToolCalls.record(run.finishedTools.size, durationAttributes);
+  }
   run.instruments.runs.add(1, runAttributes);
   run.instruments.runsActive.add(-1, agentMetricAttributes(ctx.agentName));
   const iterationAttributes = agentMetricAttributes(ctx.agentName);

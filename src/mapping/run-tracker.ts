@@ -182,7 +182,9 @@ export class RunTracker {
     const provider =
       started?.provider ?? (event.type === 'ModelStarted' ? event.provider : undefined);
     const model = started?.model ?? (event.type === 'ModelStarted' ? event.model : undefined);
-    if (provider !== undefined) attributes[S.ATTR_GEN_AI_PROVIDER_NAME] = provider;
+    // The latest conventions keep the provider off the internal invoke_agent span.
+    if (provider !== undefined && this.ctx.latestGenAi !== true)
+      attributes[S.ATTR_GEN_AI_PROVIDER_NAME] = provider;
     if (model !== undefined) attributes[S.ATTR_GEN_AI_REQUEST_MODEL] = model;
     if (started?.sessionId !== undefined)
       attributes[S.ATTR_GEN_AI_CONVERSATION_ID] = started.sessionId;

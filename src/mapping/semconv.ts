@@ -12,6 +12,8 @@ export const ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK = 'gen_ai.response.time_to
 export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
 export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
 export const ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS = 'gen_ai.usage.cache_read.input_tokens';
+/** The current conventions' name for cache-creation tokens (emitted beside the v1.41 name). */
+export const ATTR_GEN_AI_USAGE_CACHE_WRITE_INPUT_TOKENS = 'gen_ai.usage.cache_write.input_tokens';
 export const ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS =
   'gen_ai.usage.cache_creation.input_tokens';
 export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
@@ -59,6 +61,10 @@ export const METRIC_GEN_AI_CLIENT_OPERATION_TIME_TO_FIRST_CHUNK =
   'gen_ai.client.operation.time_to_first_chunk';
 export const METRIC_GEN_AI_INVOKE_AGENT_DURATION = 'gen_ai.invoke_agent.duration';
 export const METRIC_GEN_AI_EXECUTE_TOOL_DURATION = 'gen_ai.execute_tool.duration';
+export const METRIC_GEN_AI_INVOKE_AGENT_INFERENCE_CALLS = 'gen_ai.invoke_agent.inference_calls';
+export const METRIC_GEN_AI_INVOKE_AGENT_TOOL_CALLS = 'gen_ai.invoke_agent.tool_calls';
+/** Calls per agent invocation: 1 through 128, doubling. */
+export const CALL_COUNT_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128];
 export const METRIC_AGENT_RUNS = 'agent.runs';
 export const METRIC_AGENT_RUNS_ACTIVE = 'agent.runs.active';
 export const METRIC_AGENT_ITERATIONS = 'agent.iterations';

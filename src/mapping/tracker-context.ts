@@ -27,6 +27,8 @@ export interface TrackerContext {
   /** Runs join this context's trace instead of starting their own; undefined: one trace per run. */
   readonly parentContext: Context | undefined;
   readonly captureContent: boolean;
+  /** Follow the GenAI conventions' current development rather than v1.41. */
+  readonly latestGenAi?: boolean;
   readonly maxContentBytes: number;
   readonly idleTimeoutMillis: number;
   readonly maxOpenRuns: number;
