@@ -26,7 +26,8 @@ interface RunLog {
   /** What its last saved checkpoint holds (undefined: none saved). */
   saved: AgentEvent[] | undefined;
   partition: number | undefined;
-  saving: boolean;
+  /** The save under way, if any. */
+  saving: Promise<void> | undefined;
   ended: boolean;
 }
 
@@ -81,7 +82,7 @@ export class RunCheckpoints {
         events: [event],
         saved: undefined,
         partition: undefined,
-        saving: false,
+        saving: undefined,
         ended: false,
       });
     else log.events.push(event);
@@ -93,9 +94,9 @@ export class RunCheckpoints {
     const log = this.logs.get(result.runId);
     if (log === undefined) return;
     log.partition = delivery.partition;
-    if (log.saving || log.ended) return;
+    if (log.saving !== undefined || log.ended) return;
     if (this.options.ledger.heldFor(result.runId) >= this.options.everyMessages)
-      void this.save(result.runId, log);
+      log.saving = this.save(result.runId, log);
   }
 
   /** The run ended: a run never checkpointed needs nothing more from here. */
@@ -103,13 +104,15 @@ export class RunCheckpoints {
     const log = this.logs.get(runId);
     if (log === undefined) return;
     log.ended = true;
-    if (log.saved === undefined && !log.saving) this.logs.delete(runId);
+    if (log.saved === undefined && log.saving === undefined) this.logs.delete(runId);
   }
 
   /** The ledger's `checkpointedRunDurable`: the checkpoint becomes a `finished` marker. */
   async durable(runId: string): Promise<boolean> {
     const log = this.logs.get(runId);
     if (log === undefined) return true;
+    // A save under way would land after the marker and undo it.
+    await log.saving;
     try {
       await this.options.store.save(checkpointScope(log.partition), {
         runId,
@@ -166,7 +169,7 @@ export class RunCheckpoints {
         events: [...events],
         saved: events,
         partition,
-        saving: false,
+        saving: undefined,
         ended: false,
       });
       this.options.ledger.adoptCheckpointed(checkpoint.runId, partition);
@@ -189,7 +192,6 @@ export class RunCheckpoints {
   }
 
   private async save(runId: string, log: RunLog): Promise<void> {
-    log.saving = true;
     this.saving += 1;
     const events = compactEvents(log.events, this.options.content);
     log.events = [...events];
@@ -208,7 +210,7 @@ export class RunCheckpoints {
       this.counts.failed += 1;
       this.trouble('save', 'cannot save a run checkpoint; its messages stay held', error);
     } finally {
-      log.saving = false;
+      log.saving = undefined;
       this.saving -= 1;
       if (log.ended && log.saved === undefined) this.logs.delete(runId);
     }

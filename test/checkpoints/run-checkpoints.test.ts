@@ -166,16 +166,17 @@ describe('run checkpoints', () => {
     straight.feed(lines.join('\n'));
     await straight.sink.shutdown();
 
-    const a = await instance(20);
+    // One checkpoint: what is redelivered after it (26 messages) stays below the next one.
+    const a = await instance(30);
     const delivered = lines.map((line) => a.deliver(line));
     await vi.waitFor(() => expect(a.checkpoints.counts.saved).toBe(1));
-    expect(delivered.filter((m) => m.delivery.settled === 'ack')).toHaveLength(20);
+    expect(delivered.filter((m) => m.delivery.settled === 'ack')).toHaveLength(30);
     const traceId = a.h.spans()[0]!.spanContext().traceId;
     a.h.exporter.reset();
     // The collector refuses the run: its unacknowledged messages are redelivered, and the run
     // is rebuilt from its checkpoint first.
     a.ledger.spansFailed(new Set([traceId]), new Error('refused'));
-    expect(delivered.filter((m) => m.delivery.settled === 'nak')).toHaveLength(lines.length - 20);
+    expect(delivered.filter((m) => m.delivery.settled === 'nak')).toHaveLength(lines.length - 30);
     const results = delivered
       .filter((m) => m.delivery.settled === 'nak')
       .map((m) => a.deliver(m.line));
