@@ -26,6 +26,15 @@ const JAEGER_AGENT = `${JAEGER}&tags=%7B%22gen_ai.agent.name%22%3A%22\${agent}%2
 /** Duration histograms: `_seconds` from the collector's Prometheus exporter, none from the bridge's endpoint. */
 const seconds = (metric: string, selector: string) =>
   `{__name__=~"${metric}(_seconds)?_bucket"${selector === '' ? '' : `, ${selector}`}}`;
+/**
+ * A counter's (or a histogram bucket's) growth over `window`, counting a series born within the
+ * window from zero: a batch `ingest` exports its totals once, and a process restarted under a new
+ * service.instance.id starts new series, whose first value `increase()` alone misses. A series
+ * that restarted in place (a counter reset) is left to `increase()`. Quantiles take it in place of
+ * `rate()` (they do not depend on the window's length). Same as the alert rules.
+ */
+const counted = (selector: string, window: string) =>
+  `(((min_over_time(${selector}[${window}]) + increase(${selector}[${window}])) unless ${selector} offset ${window} unless resets(${selector}[${window}]) > 0) or increase(${selector}[${window}]))`;
 const AGENT = 'gen_ai_agent_name=~"$agent"';
 const MODEL = 'gen_ai_provider_name=~"$provider", gen_ai_request_model=~"$model"';
 const TOOL = 'gen_ai_tool_name=~"$tool"';
@@ -112,7 +121,7 @@ export function buildDashboard(): Dashboard {
         .iconColor('red')
         .target(
           q(
-            `sum by (gen_ai_agent_name) (increase(agent_doom_loops_total{${AGENT}}[2m])) > 0`,
+            `sum by (gen_ai_agent_name) (${counted(`agent_doom_loops_total{${AGENT}}`, '2m')}) > 0`,
             'doom loop in {{gen_ai_agent_name}}',
           ),
         ),
@@ -125,7 +134,7 @@ export function buildDashboard(): Dashboard {
         .iconColor('orange')
         .target(
           q(
-            `sum by (gen_ai_agent_name) (increase(agent_compaction_circuit_breaker_opened_total{${AGENT}}[2m])) > 0`,
+            `sum by (gen_ai_agent_name) (${counted(`agent_compaction_circuit_breaker_opened_total{${AGENT}}`, '2m')}) > 0`,
             'breaker opened in {{gen_ai_agent_name}}',
           ),
         ),
@@ -138,7 +147,7 @@ export function buildDashboard(): Dashboard {
         'short',
         [
           q(
-            `sum by (agent_run_outcome) (increase(agent_runs_total{${AGENT}}[$__rate_interval]))`,
+            `sum by (agent_run_outcome) (${counted(`agent_runs_total{${AGENT}}`, '$__rate_interval')})`,
             '{{agent_run_outcome}}',
           ),
         ],
@@ -155,7 +164,7 @@ export function buildDashboard(): Dashboard {
         .span(6)
         .withTarget(
           q(
-            `sum(increase(agent_runs_total{agent_run_outcome="failed", ${AGENT}}[$__range])) / sum(increase(agent_runs_total{${AGENT}}[$__range]))`,
+            `sum(${counted(`agent_runs_total{agent_run_outcome="failed", ${AGENT}}`, '$__range')}) / sum(${counted(`agent_runs_total{${AGENT}}`, '$__range')})`,
             'failed',
           ),
         ),
@@ -176,11 +185,11 @@ export function buildDashboard(): Dashboard {
         'short',
         [
           q(
-            `sum by (gen_ai_agent_name) (increase(agent_doom_loops_total{${AGENT}}[$__rate_interval]))`,
+            `sum by (gen_ai_agent_name) (${counted(`agent_doom_loops_total{${AGENT}}`, '$__rate_interval')})`,
             'doom loops {{gen_ai_agent_name}}',
           ),
           q(
-            `sum by (gen_ai_agent_name) (increase(agent_compaction_circuit_breaker_opened_total{${AGENT}}[$__rate_interval]))`,
+            `sum by (gen_ai_agent_name) (${counted(`agent_compaction_circuit_breaker_opened_total{${AGENT}}`, '$__rate_interval')})`,
             'breaker trips {{gen_ai_agent_name}}',
           ),
         ],
@@ -193,11 +202,11 @@ export function buildDashboard(): Dashboard {
         'short',
         [
           q(
-            `histogram_quantile(0.5, sum by (le) (rate(agent_iterations_bucket{${AGENT}}[$__rate_interval])))`,
+            `histogram_quantile(0.5, sum by (le) (${counted(`agent_iterations_bucket{${AGENT}}`, '$__rate_interval')}))`,
             'p50',
           ),
           q(
-            `histogram_quantile(0.95, sum by (le) (rate(agent_iterations_bucket{${AGENT}}[$__rate_interval])))`,
+            `histogram_quantile(0.95, sum by (le) (${counted(`agent_iterations_bucket{${AGENT}}`, '$__rate_interval')}))`,
             'p95',
           ),
         ],
@@ -224,7 +233,7 @@ export function buildDashboard(): Dashboard {
         's',
         ['0.5', '0.95', '0.99'].map((p) =>
           q(
-            `histogram_quantile(${p}, sum by (le, gen_ai_request_model) (rate(${seconds('gen_ai_client_operation_duration', MODEL)}[$__rate_interval])))`,
+            `histogram_quantile(${p}, sum by (le, gen_ai_request_model) (${counted(seconds('gen_ai_client_operation_duration', MODEL), '$__rate_interval')}))`,
             `p${Number(p) * 100} {{gen_ai_request_model}}`,
           ),
         ),
@@ -237,7 +246,7 @@ export function buildDashboard(): Dashboard {
         's',
         ['0.5', '0.95'].map((p) =>
           q(
-            `histogram_quantile(${p}, sum by (le, gen_ai_request_model) (rate(${seconds('gen_ai_client_operation_time_to_first_chunk', MODEL)}[$__rate_interval])))`,
+            `histogram_quantile(${p}, sum by (le, gen_ai_request_model) (${counted(seconds('gen_ai_client_operation_time_to_first_chunk', MODEL), '$__rate_interval')}))`,
             `p${Number(p) * 100} {{gen_ai_request_model}}`,
           ),
         ),
@@ -251,7 +260,7 @@ export function buildDashboard(): Dashboard {
         's',
         [
           q(
-            `histogram_quantile(0.95, sum by (le, gen_ai_tool_name) (rate(${seconds('gen_ai_execute_tool_duration', TOOL)}[$__rate_interval])))`,
+            `histogram_quantile(0.95, sum by (le, gen_ai_tool_name) (${counted(seconds('gen_ai_execute_tool_duration', TOOL), '$__rate_interval')}))`,
             '{{gen_ai_tool_name}}',
           ),
         ],
@@ -264,7 +273,7 @@ export function buildDashboard(): Dashboard {
         'percentunit',
         [
           q(
-            `sum by (gen_ai_tool_name) (increase(agent_tool_calls_total{agent_tool_outcome="failure", ${TOOL}}[$__rate_interval])) / sum by (gen_ai_tool_name) (increase(agent_tool_calls_total{${TOOL}}[$__rate_interval]))`,
+            `sum by (gen_ai_tool_name) (${counted(`agent_tool_calls_total{agent_tool_outcome="failure", ${TOOL}}`, '$__rate_interval')}) / sum by (gen_ai_tool_name) (${counted(`agent_tool_calls_total{${TOOL}}`, '$__rate_interval')})`,
             '{{gen_ai_tool_name}}',
           ),
         ],
@@ -281,7 +290,7 @@ export function buildDashboard(): Dashboard {
         .span(12)
         .withTarget(
           q(
-            `topk(10, histogram_quantile(0.95, sum by (le, gen_ai_tool_name) (rate(${seconds('gen_ai_execute_tool_duration', TOOL)}[$__range]))))`,
+            `topk(10, histogram_quantile(0.95, sum by (le, gen_ai_tool_name) (${counted(seconds('gen_ai_execute_tool_duration', TOOL), '$__range')})))`,
             '{{gen_ai_tool_name}}',
           ).instant(),
         ),
@@ -306,7 +315,7 @@ export function buildDashboard(): Dashboard {
         'short',
         [
           q(
-            'sum by (agent_bridge_reason) (increase(agent_bridge_runs_evicted_total[$__rate_interval]))',
+            `sum by (agent_bridge_reason) (${counted('agent_bridge_runs_evicted_total', '$__rate_interval')})`,
             '{{agent_bridge_reason}}',
           ),
         ],

@@ -20,3 +20,11 @@ export const INGEST_WINDOWS = {
   reorderWindowMillis: 1000,
   lateGraceMillis: 5000,
 } as const;
+
+/** `copies` runs of a behest fixture, each with its own run id (`runId` is the fixture's). */
+export function fixtureCopies(name: string, runId: string, copies: number, tag: number): string {
+  const text = readFileSync(new URL(`../fixtures/behest/${name}.ndjson`, import.meta.url), 'utf8');
+  return Array.from({ length: copies }, (_, i) =>
+    text.replaceAll(runId, `${runId.slice(0, 24)}${String(tag * 1000 + i).padStart(12, '0')}`),
+  ).join('');
+}

@@ -73,7 +73,13 @@ export function normalizeJsonMetrics(body: any): OtlpMetric[] {
                 },
               }))
             : [];
-        out.push({ resource, name: m.name, unit: m.unit ?? '', points });
+        out.push({
+          resource,
+          name: m.name,
+          unit: m.unit ?? '',
+          monotonic: m.sum?.isMonotonic === true,
+          points,
+        });
       }
     }
   }

@@ -35,6 +35,8 @@ export interface OtlpMetric {
   resource: Record<string, unknown>;
   name: string;
   unit: string;
+  /** A sum whose points only grow (a counter), as opposed to a gauge or an up-down counter. */
+  monotonic: boolean;
   points: { attributes: Record<string, unknown>; value: number | OtlpHistogram }[];
 }
 
@@ -173,6 +175,8 @@ export function decodeMetricsRequest(body: Buffer): OtlpMetric[] {
           resource,
           name,
           unit: unitField === undefined ? '' : stringOf(unitField),
+          monotonic:
+            sum !== undefined && sub(sum).some((f) => f.no === 3 && Number(varintOf(f)) === 1),
           points,
         });
       }
