@@ -257,7 +257,7 @@ describe.each([
     const ofSecond = () => receiver.metricsByInstance.get('second') ?? [];
     await waitFor(
       () => checkpoints(ofSecond(), 'restored') === 1 && checkpoints(ofSecond(), 'finished') === 1,
-      5000,
+      15_000,
       'the long run restored and then finished in its checkpoint',
     );
     await second.stop('SIGTERM');
