@@ -39,7 +39,7 @@ async function measure(commands, endpoint, pending) {
   return seconds;
 }
 
-async function natsRun(lines, instances, endpoint) {
+async function natsRun(lines, instances, endpoint, workers = 1) {
   const id = randomUUID().slice(0, 8);
   const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
   const jsm = await jetstreamManager(nc);
@@ -69,6 +69,7 @@ async function natsRun(lines, instances, endpoint) {
     LEASE_MS,
     '--instance-id',
     `i${n}`,
+    ...(workers > 1 ? ['--workers', String(workers)] : []),
   ];
   const seconds = await measure(
     [
@@ -99,7 +100,7 @@ async function natsRun(lines, instances, endpoint) {
   return seconds;
 }
 
-async function redisRun(lines, instances, endpoint) {
+async function redisRun(lines, instances, endpoint, workers = 1) {
   const redis = createClient({ url: 'redis://127.0.0.1:6379' });
   await redis.connect();
   const key = `aob:pbench:${randomUUID().slice(0, 8)}`;
@@ -125,6 +126,7 @@ async function redisRun(lines, instances, endpoint) {
     LEASE_MS,
     '--instance-id',
     `i${n}`,
+    ...(workers > 1 ? ['--workers', String(workers)] : []),
   ];
   const seconds = await measure(
     [
@@ -144,7 +146,15 @@ async function redisRun(lines, instances, endpoint) {
   return seconds;
 }
 
-export async function partitionsBench({ events = 50_000, instances = [1, 2, 3] } = {}) {
+/**
+ * Events/s for 1, 2, 3 instances (processes started apart, as on several machines) and for one
+ * instance with `--workers` 2 and 4 (consumer processes started by the bridge on one machine).
+ */
+export async function partitionsBench({
+  events = 50_000,
+  instances = [1, 2, 3],
+  workers = [2, 4],
+} = {}) {
   const lines = behestLines(events);
   const receiver = await startDiscardingReceiver();
   try {
@@ -154,7 +164,18 @@ export async function partitionsBench({ events = 50_000, instances = [1, 2, 3] }
       nats[n] = lines.length / (await natsRun(lines, n, receiver.endpoint));
       redis[n] = lines.length / (await redisRun(lines, n, receiver.endpoint));
     }
-    return { events: lines.length, nats, redis };
+    const natsWorkers = {};
+    const redisWorkers = {};
+    for (const w of workers) {
+      natsWorkers[w] = lines.length / (await natsRun(lines, 1, receiver.endpoint, w));
+      redisWorkers[w] = lines.length / (await redisRun(lines, 1, receiver.endpoint, w));
+    }
+    return {
+      events: lines.length,
+      nats,
+      redis,
+      workers: { nats: natsWorkers, redis: redisWorkers },
+    };
   } finally {
     await receiver.close();
   }

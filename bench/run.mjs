@@ -185,6 +185,16 @@ try {
         '',
       );
     }
+    for (const w of [2, 4]) {
+      const rate = partitions.workers[broker][w];
+      row(
+        `  ${broker === 'nats' ? 'NATS' : 'Redis'} partitioned: router + 1 instance --workers ${w}, events/s`,
+        fmt(rate),
+        `${fmt(partitions[broker][1])} one instance`,
+        `${(rate / partitions[broker][1]).toFixed(2)}×`,
+        '',
+      );
+    }
   }
 } catch (error) {
   row('sources', `skipped: ${error instanceof Error ? error.message : String(error)}`, '', '', '');

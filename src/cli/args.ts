@@ -73,6 +73,8 @@ export type Command =
 /** Partitioned consumption: this instance owns some of the stream's partitions (leases). */
 export interface PartitionOptions {
   readonly partitions: number;
+  /** Consumer processes on this machine, each an instance of its own (`<instance-id>-w<k>`). */
+  readonly workers: number;
   readonly leaseMillis: number;
   readonly instanceId: string;
   /** NATS: the stream holding the partition subjects `<subject>.<p>`. */
@@ -264,11 +266,16 @@ export function parseCommand(
       if (rest.length > 0)
         throw new UsageError(`${name} takes no arguments, got ${rest.join(' ')}`);
       if (values.stream === undefined) throw new UsageError(`${name} needs --stream`);
+      if (values.workers !== undefined && values.partitions === undefined)
+        throw new UsageError(
+          `${name} --workers needs --partitions: each worker holds partitions of its own`,
+        );
       const partitions: PartitionOptions | undefined =
         values.partitions === undefined
           ? undefined
           : {
               partitions: int('partitions', 1),
+              workers: int('workers', 1),
               leaseMillis: int('lease-ms', 10_000),
               instanceId: values['instance-id'] ?? `${hostname()}-${process.pid}`,
               partitionStream: values['partition-stream'] ?? values.stream,

@@ -129,6 +129,10 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     case 'nats':
     case 'redis': {
+      if ((command.partitions?.workers ?? 1) > 1) {
+        const { runWorkerProcesses } = await import('./worker-processes.js');
+        return runWorkerProcesses(argv, command.partitions!.workers, say(command.common.quiet));
+      }
       const [{ runConsumer }, { brokerCheckpointStore, brokerSource }] = await Promise.all([
         import('./consume.js'),
         import('./broker-sources.js'),

@@ -18,7 +18,9 @@ Options:
   --dialect NAME        Input dialect: ${INPUT_DIALECTS.join(' | ')} (default auto)
   --strict              ingest: exit 1 when any line was rejected
   --follow, -f          ingest: keep reading the files as they grow, across rotation, until SIGINT/SIGTERM
-  --workers N           ingest: map and export on N worker threads, each run on one (OTLP output; default 1)
+  --workers N           ingest: map and export on N worker threads, each run on one (OTLP output;
+                        default 1); nats/redis --partitions: N consumer processes on this machine,
+                        each an instance holding partitions of its own
   --runs N              demo: how many runs to generate (default 6)
   --socket PATH         crabtalk: the daemon's unix socket (default ~/.crabtalk/run/crabtalk.sock)
   --tcp HOST:PORT       crabtalk: the daemon's TCP address instead of the socket
@@ -94,6 +96,7 @@ export const COMMAND_OPTIONS = {
     'grace-ms',
     'end-open-runs-on-shutdown',
     'partitions',
+    'workers',
     'partition-stream',
     'lease-ms',
     'instance-id',
@@ -113,6 +116,7 @@ export const COMMAND_OPTIONS = {
     'grace-ms',
     'end-open-runs-on-shutdown',
     'partitions',
+    'workers',
     'lease-ms',
     'instance-id',
     'dialect',
