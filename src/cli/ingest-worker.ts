@@ -8,7 +8,7 @@ import { DeliveryTally } from '../telemetry/delivery-tally.js';
 import { resolveExporterName } from '../telemetry/exporter-choice.js';
 import { startTelemetry } from '../telemetry/index.js';
 import { exportHoldMillis } from './delivery.js';
-import type { FromWorker, Rejected, ToWorker, WorkerSetup } from './worker-protocol.js';
+import type { FromWorker, Rejected, ToWorker, Unknown, WorkerSetup } from './worker-protocol.js';
 
 const FLUSH_EVERY_LINES = 4096;
 
@@ -67,6 +67,7 @@ async function handle(message: ToWorker): Promise<void> {
     return;
   }
   const rejected: Rejected[] = [];
+  const unknown: Unknown[] = [];
   const bad = new Map(message.bad.map((b) => [b.index, b]));
   for (let i = 0; i < message.text.length; i += 1) {
     const text = message.text[i];
@@ -82,9 +83,16 @@ async function handle(message: ToWorker): Promise<void> {
         lineNumber: message.lineNumber[i]!,
         message: result.message ?? result.reason ?? '',
       });
+    if (result.outcome === 'ignored' && result.reason === 'unknown_variant')
+      unknown.push({
+        input,
+        lineNumber: message.lineNumber[i]!,
+        message: result.message ?? 'unknown event type',
+        key: `${result.dialect}:${result.sourceType ?? ''}`,
+      });
     lines += 1;
     if (lines % FLUSH_EVERY_LINES === 0) await telemetry.flushTraces().catch(() => undefined);
   }
-  const reply: FromWorker = { type: 'done-batch', rejected };
+  const reply: FromWorker = { type: 'done-batch', rejected, unknown };
   port.postMessage(reply);
 }

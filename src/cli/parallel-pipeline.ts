@@ -6,7 +6,7 @@ import { describeTraceDestination } from '../telemetry/index.js';
 import type { CommonOptions } from './args.js';
 import { lineOwner } from './line-owner.js';
 import type { Input, Io, PipelineResult } from './pipeline.js';
-import { sayUndelivered } from './pipeline.js';
+import { sayIfWrongDialect, sayUndelivered, sayUnknownOnce } from './pipeline.js';
 import { renderJsonReport, renderReport } from './report.js';
 import type { FromWorker, LineBatch, Rejected, WorkerSetup } from './worker-protocol.js';
 
@@ -46,6 +46,13 @@ export async function runParallelPipeline(
       if (message.type === 'done-batch') {
         state.inFlight -= 1;
         report(message.rejected);
+        if (!options.quiet)
+          for (const u of message.unknown)
+            sayUnknownOnce(io, unknownTypes, {
+              where: `${inputs[u.input]?.name ?? '?'}:${u.lineNumber}`,
+              key: u.key,
+              message: u.message,
+            });
         state.wake?.();
       } else {
         state.finished = message;
@@ -61,6 +68,7 @@ export async function runParallelPipeline(
   });
   let reported = 0;
   let rejectedLines = 0;
+  const unknownTypes = new Set<string>();
   const report = (rejected: readonly Rejected[]) => {
     rejectedLines += rejected.length;
     for (const r of rejected) {
@@ -141,6 +149,7 @@ export async function runParallelPipeline(
   const destination = describeTraceDestination(io.env);
   const undeliveredSpans = delivered.spans - delivered.delivered;
   sayUndelivered(io, { ...delivered, undeliveredSpans, destination });
+  sayIfWrongDialect(io, options, lines, Math.max(rejectedLines, stats.events.rejected));
   if (reported > MAX_REPORTED_REJECTS && !options.quiet)
     io.stderr.write(`… and ${reported - MAX_REPORTED_REJECTS} more rejected lines\n`);
   const run = {

@@ -86,18 +86,12 @@ export async function runPipeline(
           `${input.name}:${line.lineNumber}: rejected: ${result.message ?? result.reason ?? ''}\n`,
         );
       }
-      // An event type nobody maps (a typo, a newer runtime) is said once, not only counted.
-      if (
-        result.outcome === 'ignored' &&
-        result.reason === 'unknown_variant' &&
-        !unknownTypes.has(`${result.dialect}:${result.sourceType ?? ''}`) &&
-        !options.quiet
-      ) {
-        unknownTypes.add(`${result.dialect}:${result.sourceType ?? ''}`);
-        io.stderr.write(
-          `${input.name}:${line.lineNumber}: ignored: ${result.message ?? 'unknown event type'} (said once per type; counted as ignored)\n`,
-        );
-      }
+      if (result.outcome === 'ignored' && result.reason === 'unknown_variant' && !options.quiet)
+        sayUnknownOnce(io, unknownTypes, {
+          where: `${input.name}:${line.lineNumber}`,
+          key: `${result.dialect}:${result.sourceType ?? ''}`,
+          message: result.message ?? 'unknown event type',
+        });
       if (lines % FLUSH_EVERY_LINES === 0) {
         // Waits while an outage is held through; what still fails is counted at the end.
         await output.telemetry.flushTraces().catch(() => undefined);
@@ -130,17 +124,7 @@ export async function runPipeline(
     destination: output.mode === 'otlp' ? output.destination : '',
   });
   if (io.progress) io.stderr.write('\r\u001b[K');
-  // A wrong --dialect rejects (nearly) everything: say what to try.
-  if (
-    options.dialect !== 'auto' &&
-    lines > 0 &&
-    stats.events.rejected >= 0.9 * lines &&
-    !options.quiet
-  ) {
-    io.stderr.write(
-      `agent-otel-bridge: ${stats.events.rejected} of ${lines} lines were rejected as ${options.dialect}: is the input another runtime's? Try --dialect auto, or 'agent-otel-bridge validate FILE' to see what each line is\n`,
-    );
-  }
+  sayIfWrongDialect(io, options, lines, stats.events.rejected);
   if (reported > MAX_REPORTED_REJECTS && !options.quiet) {
     io.stderr.write(`… and ${reported - MAX_REPORTED_REJECTS} more rejected lines\n`);
   }
@@ -154,6 +138,32 @@ export async function runPipeline(
   if (options.json) io.stdout.write(renderJsonReport(output, run));
   else if (!options.quiet) io.stdout.write(renderReport(output, run));
   return { rejected: stats.events.rejected, undeliveredSpans, metricFailures };
+}
+
+/** An event type nobody maps (a typo, a newer runtime) is said once per type, not only counted. */
+export function sayUnknownOnce(
+  io: Io,
+  said: Set<string>,
+  unknown: { readonly where: string; readonly key: string; readonly message: string },
+): void {
+  if (said.has(unknown.key)) return;
+  said.add(unknown.key);
+  io.stderr.write(
+    `${unknown.where}: ignored: ${unknown.message} (said once per type; counted as ignored)\n`,
+  );
+}
+
+/** A wrong --dialect rejects (nearly) everything: says what to try. */
+export function sayIfWrongDialect(
+  io: Io,
+  options: CommonOptions,
+  lines: number,
+  rejected: number,
+): void {
+  if (options.dialect === 'auto' || lines === 0 || rejected < 0.9 * lines || options.quiet) return;
+  io.stderr.write(
+    `agent-otel-bridge: ${rejected} of ${lines} lines were rejected as ${options.dialect}: is the input another runtime's? Try --dialect auto, or 'agent-otel-bridge validate FILE' to see what each line is\n`,
+  );
 }
 
 /** Says on stderr what the collector did not take, if anything. */

@@ -32,8 +32,14 @@ export interface Rejected {
   readonly message: string;
 }
 
+/** A line of an event type nobody maps: the main thread says it once per type. */
+export interface Unknown extends Rejected {
+  /** The dialect and the runtime's own type name. */
+  readonly key: string;
+}
+
 export type FromWorker =
-  | { readonly type: 'done-batch'; readonly rejected: Rejected[] }
+  | { readonly type: 'done-batch'; readonly rejected: Rejected[]; readonly unknown: Unknown[] }
   | {
       readonly type: 'finished';
       readonly stats: SinkStats;

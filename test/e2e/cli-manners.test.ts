@@ -25,25 +25,37 @@ describe('CLI manners', () => {
     );
   });
 
-  it('says what to try when --dialect rejects nearly everything', async () => {
-    const result = await runCli(['ingest', '--output', 'terminal', '--dialect', 'oxi', sample]);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(
-      /(\d+) of \1 lines were rejected as oxi: is the input another runtime's\? Try --dialect auto/,
-    );
-  });
+  // One thread, and worker threads (exporting nowhere: no collector needed).
+  const threads = [
+    ['one thread', ['--output', 'terminal'], {}],
+    [
+      '2 workers',
+      ['--workers', '2', '--output', 'otlp'],
+      { OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none' },
+    ],
+  ] as const;
 
-  it('says an unknown event type once, and counts every one', async () => {
-    const line = (t: string) =>
-      JSON.stringify({ RunStrated: { run_id: 'r', timestamp: `2025-01-01T00:00:0${t}Z` } });
-    const result = await runCli(
-      ['ingest', '--output', 'terminal'],
-      {},
-      `${line('1')}\n${line('2')}\n`,
-    );
-    expect(result.stderr.match(/ignored: unknown behest event RunStrated/g)).toHaveLength(1);
-    expect(result.stdout).toMatch(/ignored 2\b/);
-  });
+  it.each(threads)(
+    'says what to try when --dialect rejects nearly everything (%s)',
+    async (_how, args, env) => {
+      const result = await runCli(['ingest', ...args, '--dialect', 'oxi', sample], env);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toMatch(
+        /(\d+) of \1 lines were rejected as oxi: is the input another runtime's\? Try --dialect auto/,
+      );
+    },
+  );
+
+  it.each(threads)(
+    'says an unknown event type once, and counts every one (%s)',
+    async (_how, args, env) => {
+      const line = (t: string) =>
+        JSON.stringify({ RunStrated: { run_id: 'r', timestamp: `2025-01-01T00:00:0${t}Z` } });
+      const result = await runCli(['ingest', ...args], env, `${line('1')}\n${line('2')}\n`);
+      expect(result.stderr.match(/ignored: unknown behest event RunStrated/g)).toHaveLength(1);
+      expect(result.stdout).toMatch(/ignored 2\b/);
+    },
+  );
 
   it('prints the summary as one JSON object with --json', async () => {
     const receiver = await startOtlpReceiver();
