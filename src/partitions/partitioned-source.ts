@@ -69,6 +69,22 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
   });
   const changed = (change: 'taken' | 'handed_over' | 'lost') =>
     changes?.add(1, { 'agent_bridge.partition.change': change });
+  // Each owned partition's lag, refreshed with the leases.
+  const lags = new Map<number, number>();
+  options.meter
+    ?.createObservableGauge('agent_bridge.partitions.lag', {
+      description: 'Messages of an owned partition not yet delivered to this instance',
+      unit: '{message}',
+    })
+    .addCallback((result) => {
+      for (const [p, lag] of lags)
+        if (owned.has(p)) result.observe(lag, { 'agent_bridge.partition': String(p) });
+    });
+  const takeovers = options.meter?.createHistogram('agent_bridge.partitions.takeover.duration', {
+    description: 'From taking a partition lease to reading the partition, its runs restored',
+    unit: 's',
+    advice: { explicitBucketBoundaries: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] },
+  });
 
   const stopPartition = async (p: number) => {
     const entry = owned.get(p);
@@ -91,6 +107,7 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
       const leases = store;
       const startedAt = Date.now();
       const take = async (p: number) => {
+        const takenAt = performance.now();
         const source = options.partitionSource(p);
         await source.open();
         await options.beforeTake(p).catch((error: unknown) => {
@@ -104,6 +121,7 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
         owned.set(p, { source, running, since: Date.now() });
         renewedAt.set(p, Date.now());
         changed('taken');
+        takeovers?.record((performance.now() - takenAt) / 1000);
         options.report(`owns partition ${p} of ${options.partitions}`);
       };
       const drop = async (p: number, why: string) => {
@@ -124,6 +142,11 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
       };
       const renew = async () => {
         members = await leases.heartbeat();
+        for (const [p, entry] of owned) {
+          const lag = await entry.source.lag?.().catch(() => undefined);
+          if (lag === undefined) lags.delete(p);
+          else lags.set(p, lag);
+        }
         for (const p of [...owned.keys()]) {
           const ok = await leases.renew(p).catch(() => false);
           if (ok) renewedAt.set(p, Date.now());

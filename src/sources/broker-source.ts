@@ -14,6 +14,8 @@ export interface BrokerSource {
   stop(): void;
   /** Sends outstanding acknowledgements and disconnects. */
   close(): Promise<void>;
+  /** Messages in the stream not yet delivered to this consumer (undefined: unknown). */
+  lag?(): Promise<number | undefined>;
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */

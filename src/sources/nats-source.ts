@@ -76,6 +76,13 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
         }
       })();
     },
+    async lag() {
+      if (nc === undefined) return undefined;
+      const info = await (
+        await jetstreamManager(nc)
+      ).consumers.info(options.stream, options.durable);
+      return info.num_pending;
+    },
     async run(onMessage, canPull) {
       if (nc === undefined) throw new Error('open() first');
       const consumer = await jetstream(nc).consumers.get(options.stream, options.durable);

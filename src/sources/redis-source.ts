@@ -89,6 +89,12 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
         if (!(error as Error).message.includes('BUSYGROUP')) throw error;
       }
     },
+    async lag() {
+      if (writer === undefined) return undefined;
+      const groups = await writer.xInfoGroups(options.stream);
+      const lag = groups.find((g) => g.name === options.group)?.lag;
+      return lag === undefined || lag === null ? undefined : Number(lag);
+    },
     async run(onMessage, canPull) {
       if (reader === undefined || writer === undefined) throw new Error('open() first');
       const read = async (id: string, block?: number) => {

@@ -119,6 +119,31 @@ describe('broker worker processes', () => {
       'both workers holding partitions',
     );
     expect(bridge.stderr()).toContain('starting 2 worker processes (node-a-w1 … node-a-w2)');
+    // Each owned partition's lag (all read by now), and each takeover timed.
+    const points = (name: string) =>
+      ['node-a-w1', 'node-a-w2'].flatMap((id) =>
+        (receiver.metricsByInstance.get(id) ?? [])
+          .filter((m) => m.name === name)
+          .flatMap((m) => m.points),
+      );
+    await waitFor(
+      () =>
+        points('agent_bridge.partitions.lag').length === PARTITIONS &&
+        points('agent_bridge.partitions.lag').every((p) => p.value === 0),
+      15_000,
+      'every partition lag 0',
+    );
+    expect(
+      new Set(
+        points('agent_bridge.partitions.lag').map((p) => p.attributes['agent_bridge.partition']),
+      ),
+    ).toEqual(new Set(['0', '1', '2', '3']));
+    expect(
+      points('agent_bridge.partitions.takeover.duration').reduce(
+        (t, p) => t + (p.value as { count: number }).count,
+        0,
+      ),
+    ).toBeGreaterThanOrEqual(PARTITIONS);
 
     // A worker killed: started again.
     const [victim] = childrenOf(bridge.pid!);
