@@ -145,6 +145,13 @@ export class RunCheckpoints {
     return true;
   }
 
+  /** Resolves once no checkpoint save is under way (before a partition is handed over). */
+  async idle(): Promise<void> {
+    const saves: Promise<void>[] = [];
+    for (const log of this.logs.values()) if (log.saving !== undefined) saves.push(log.saving);
+    await Promise.all(saves);
+  }
+
   /** The run's partition moved away: its next owner rebuilds it from the checkpoint. */
   drop(runId: string): void {
     this.logs.delete(runId);
@@ -203,16 +210,19 @@ export class RunCheckpoints {
         finished: false,
         events,
       });
+      this.counts.saved += 1;
+      // Dropped meanwhile (its partition moved): its messages are the next owner's.
+      if (this.logs.get(runId) !== log) return;
       log.saved = events;
       this.options.ledger.checkpointSaved(runId, covered, log.partition);
-      this.counts.saved += 1;
     } catch (error) {
       this.counts.failed += 1;
       this.trouble('save', 'cannot save a run checkpoint; its messages stay held', error);
     } finally {
       log.saving = undefined;
       this.saving -= 1;
-      if (log.ended && log.saved === undefined) this.logs.delete(runId);
+      if (this.logs.get(runId) === log && log.ended && log.saved === undefined)
+        this.logs.delete(runId);
     }
   }
 

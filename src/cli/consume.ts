@@ -99,7 +99,11 @@ export async function runConsumer(
   const stream = sink.openStream(options.scope, common.dialect);
   const source = makeSource({
     meter: telemetry.meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION),
-    settle: () => telemetry.flush(),
+    // Saves under way land before the next owner can read the partition's checkpoints.
+    settle: async () => {
+      await checkpoints?.idle();
+      await telemetry.flush();
+    },
     drop: (partition) => {
       for (const runId of ledger.releasePartition(partition)) {
         sink.dropRun(runId);

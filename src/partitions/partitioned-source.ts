@@ -45,6 +45,8 @@ interface Owned {
 export function createPartitionedSource(options: PartitionedSourceOptions): BrokerSource {
   const owned = new Map<number, Owned>();
   const renewedAt = new Map<number, number>();
+  /** Partitions whose lease went unrenewed too long while messages kept coming: dropped next. */
+  const lapsed = new Set<number>();
   const stopping = new AbortController();
   let store: LeaseStore | undefined;
   let members = 1;
@@ -91,6 +93,7 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
     if (entry === undefined) return;
     owned.delete(p);
     renewedAt.delete(p);
+    lapsed.delete(p);
     entry.source.stop();
     await entry.running.catch(() => undefined);
     return entry;
@@ -114,10 +117,18 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
           void source.close().catch(() => undefined);
           throw error;
         });
-        const running = source.run(
-          (text, delivery) => onMessage(text, { ...delivery, partition: p }),
-          canPull,
-        );
+        // A message is applied only while the lease is surely held: after a pause of the event
+        // loop (a stalled process) the lease may have expired and the partition moved on, so the
+        // message is left to the next owner and the partition dropped.
+        const running = source.run((text, delivery) => {
+          const age = Date.now() - (renewedAt.get(p) ?? 0);
+          if (!owned.has(p) || lapsed.has(p) || age > options.leaseMillis * 0.8) {
+            lapsed.add(p);
+            delivery.release?.();
+            return;
+          }
+          onMessage(text, { ...delivery, partition: p });
+        }, canPull);
         owned.set(p, { source, running, since: Date.now() });
         renewedAt.set(p, Date.now());
         changed('taken');
@@ -152,7 +163,7 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
           if (ok) renewedAt.set(p, Date.now());
           // Not renewed, or renewed too long ago to be sure it is still ours: stop before it expires.
           const age = Date.now() - (renewedAt.get(p) ?? 0);
-          if (!ok || age > options.leaseMillis * 0.8)
+          if (!ok || age > options.leaseMillis * 0.8 || lapsed.has(p))
             await exclusive(() =>
               drop(
                 p,

@@ -263,3 +263,104 @@ describe.each([
     await second.stop('SIGTERM');
   }, 300_000);
 });
+
+// The same across instances: two instances share 4 partitions of a routed Redis stream; the one
+// that checkpoints the long run is SIGKILLed, and the other takes its partitions over and rebuilds
+// the long run from the checkpoint of its partition.
+describe('Redis Streams partitions, long run', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('rebuilds a checkpointed long run on the instance that takes its partition over', async () => {
+    const broker = redis();
+    const receiver = await startOtlpReceiver();
+    cleanups.push(
+      () => broker.cleanup(),
+      () => receiver.close(),
+    );
+    const { head, deltas, tail } = longRun();
+    const normal = createDemoLines(300, Date.UTC(2025, 5, 6, 12));
+    const expectedNormal = expectedOf('normal-partitioned', normal);
+    const expectedLong = expectedOf('long-partitioned', [...head, ...deltas, ...tail]);
+    const arrived = (expected: ReadonlySet<string>) => () => {
+      const seen = new Set(receiver.spans.map(wireFingerprint));
+      return [...expected].every((f) => seen.has(f));
+    };
+    const key = broker.instance()[2]!;
+    const env = { ...ENV, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
+    await broker.publish(interleaved(head, deltas, normal));
+    const start = (args: string[], instanceId?: string) => {
+      const cli = startCli(args, {
+        ...env,
+        ...(instanceId === undefined
+          ? {}
+          : { OTEL_RESOURCE_ATTRIBUTES: `service.instance.id=${instanceId}` }),
+      });
+      cleanups.push(() => cli.stop('SIGKILL'));
+      return cli;
+    };
+    start(['route', 'redis', '--stream', key, '--partitions', '4']);
+    const instance = (id: string) =>
+      start(
+        [
+          'redis',
+          '--stream',
+          key,
+          '--group',
+          'bridge',
+          '--partitions',
+          '4',
+          '--lease-ms',
+          '3000',
+          '--max-ack-pending',
+          '20000',
+          '--instance-id',
+          id,
+        ],
+        id,
+      );
+    const instances = { a: instance('a'), b: instance('b') };
+    const explain = (error: unknown) => {
+      console.log(
+        Object.entries(instances)
+          .map(([id, c]) => `--- ${id}\n${c.stderr()}`)
+          .join('\n'),
+      );
+      throw error;
+    };
+    await waitFor(arrived(expectedNormal), 120_000, 'every span of the 300 runs').catch(explain);
+    const saved = (id: string) => checkpoints(receiver.metricsByInstance.get(id) ?? [], 'saved');
+    await waitFor(() => saved('a') + saved('b') >= 99, 15_000, 'checkpoints saved').catch(explain);
+    // The instance that checkpoints the long run owns its partition: it dies.
+    const [victim, survivor] =
+      saved('a') > saved('b') ? (['a', 'b'] as const) : (['b', 'a'] as const);
+    await instances[victim].stop('SIGKILL');
+    await broker.publish(tail);
+    await waitFor(arrived(expectedLong), 60_000, 'every span of the long run').catch(explain);
+    const divergent = divergentDuplicates(receiver.spans);
+    if (divergent.length > 0)
+      console.log(
+        receiver.spans
+          .filter((x) => divergent.slice(0, 3).includes(x.spanId))
+          .map((x) => wireFingerprint(x))
+          .join('\n'),
+        Object.entries(instances)
+          .map(([id, c]) => `--- ${id}\n${c.stderr()}`)
+          .join('\n'),
+      );
+    expect(divergent).toEqual([]);
+    expect(new Set(receiver.spans.map(wireFingerprint))).toEqual(
+      new Set([...expectedNormal, ...expectedLong]),
+    );
+    const ofSurvivor = () => receiver.metricsByInstance.get(survivor) ?? [];
+    await waitFor(
+      () =>
+        checkpoints(ofSurvivor(), 'restored') >= 1 && countedRuns(ofSurvivor(), LONG_MODEL) === 1,
+      15_000,
+      'the long run restored and counted by the survivor',
+    ).catch(explain);
+    expect(countedRuns(receiver.metricsByInstance.get(victim) ?? [], LONG_MODEL)).toBe(0);
+  }, 300_000);
+});
