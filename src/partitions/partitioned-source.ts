@@ -88,6 +88,10 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
     advice: { explicitBucketBoundaries: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] },
   });
 
+  /** Renewed recently enough that the lease is surely still held (it cannot have expired). */
+  const held = (p: number) =>
+    owned.has(p) && Date.now() - (renewedAt.get(p) ?? 0) <= options.leaseMillis * 0.8;
+
   const stopPartition = async (p: number) => {
     const entry = owned.get(p);
     if (entry === undefined) return;
@@ -121,8 +125,7 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
         // loop (a stalled process) the lease may have expired and the partition moved on, so the
         // message is left to the next owner and the partition dropped.
         const running = source.run((text, delivery) => {
-          const age = Date.now() - (renewedAt.get(p) ?? 0);
-          if (!owned.has(p) || lapsed.has(p) || age > options.leaseMillis * 0.8) {
+          if (lapsed.has(p) || !held(p)) {
             lapsed.add(p);
             delivery.release?.();
             return;
@@ -162,8 +165,7 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
           const ok = await leases.renew(p).catch(() => false);
           if (ok) renewedAt.set(p, Date.now());
           // Not renewed, or renewed too long ago to be sure it is still ours: stop before it expires.
-          const age = Date.now() - (renewedAt.get(p) ?? 0);
-          if (!ok || age > options.leaseMillis * 0.8 || lapsed.has(p))
+          if (!ok || !held(p) || lapsed.has(p))
             await exclusive(() =>
               drop(
                 p,

@@ -322,12 +322,12 @@ describe('Redis Streams partitions, long run', () => {
         id,
       );
     const instances = { a: instance('a'), b: instance('b') };
+    const stderrs = () =>
+      Object.entries(instances)
+        .map(([id, c]) => `--- ${id}\n${c.stderr()}`)
+        .join('\n');
     const explain = (error: unknown) => {
-      console.log(
-        Object.entries(instances)
-          .map(([id, c]) => `--- ${id}\n${c.stderr()}`)
-          .join('\n'),
-      );
+      console.log(stderrs());
       throw error;
     };
     await waitFor(arrived(expectedNormal), 120_000, 'every span of the 300 runs').catch(explain);
@@ -346,9 +346,7 @@ describe('Redis Streams partitions, long run', () => {
           .filter((x) => divergent.slice(0, 3).includes(x.spanId))
           .map((x) => wireFingerprint(x))
           .join('\n'),
-        Object.entries(instances)
-          .map(([id, c]) => `--- ${id}\n${c.stderr()}`)
-          .join('\n'),
+        stderrs(),
       );
     expect(divergent).toEqual([]);
     expect(new Set(receiver.spans.map(wireFingerprint))).toEqual(
