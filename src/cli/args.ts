@@ -199,6 +199,11 @@ export function parseCommand(
           `refusing to listen on ${host} without a token: set AGENT_OTEL_BRIDGE_HTTP_TOKEN (or --token-env), or pass --allow-unauthenticated`,
         );
       }
+      const workers = int('workers', 1);
+      if (workers > 1 && values['prometheus-port'] !== undefined)
+        throw new UsageError(
+          'serve --workers with --prometheus-port: each worker thread keeps metrics of its own; export them over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT), one series per worker',
+        );
       return {
         name,
         common,
@@ -211,6 +216,7 @@ export function parseCommand(
           maxRequestsPerSecond: int('max-requests-per-second', 1000),
           prometheusPort:
             values['prometheus-port'] === undefined ? undefined : int('prometheus-port', 9464),
+          workers,
           tls: readTls(values['tls-cert'], values['tls-key']),
         },
       };

@@ -1,10 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import { createLineDecoder } from '../dialects/detect.js';
 import type { InputDialect } from '../dialects/detect.js';
-import type { SinkStats } from '../sink.js';
 import { describeTraceDestination } from '../telemetry/index.js';
 import type { CommonOptions } from './args.js';
 import { lineOwner } from './line-owner.js';
+import { workerEnv } from './worker-env.js';
+import { mergeStats, sumDelivered } from './worker-results.js';
 import type { Input, Io, PipelineResult } from './pipeline.js';
 import { sayIfWrongDialect, sayUndelivered, sayUnknownOnce } from './pipeline.js';
 import { renderJsonReport, renderReport } from './report.js';
@@ -27,11 +28,17 @@ export async function runParallelPipeline(
   inputs: readonly Input[],
   workerCount: number,
 ): Promise<PipelineResult> {
-  const setup: WorkerSetup = { options, env: io.env, inputs: inputs.map((i) => i.name) };
   const started = performance.now();
-  const workers = Array.from({ length: workerCount }, () => {
+  const workers = Array.from({ length: workerCount }, (_, k) => {
+    const setup: WorkerSetup = {
+      options,
+      env: workerEnv(io.env, k + 1),
+      inputs: inputs.map((i) => i.name),
+    };
+    // The worker's own process.env too: resource detection reads it.
     const worker = new Worker(new URL('./ingest-worker.js', import.meta.url), {
       workerData: setup,
+      env: { ...setup.env },
     });
     const state = {
       worker,
@@ -138,14 +145,7 @@ export async function runParallelPipeline(
   await Promise.all(workers.map((w) => w.worker.terminate()));
 
   const stats = mergeStats(results.map((r) => r.stats));
-  const delivered = results.reduce(
-    (t, r) => ({
-      spans: t.spans + r.delivered.spans,
-      delivered: t.delivered + r.delivered.delivered,
-      metricFailures: t.metricFailures + r.delivered.metricFailures,
-    }),
-    { spans: 0, delivered: 0, metricFailures: 0 },
-  );
+  const delivered = sumDelivered(results.map((r) => r.delivered));
   const destination = describeTraceDestination(io.env);
   const undeliveredSpans = delivered.spans - delivered.delivered;
   sayUndelivered(io, { ...delivered, undeliveredSpans, destination });
@@ -171,18 +171,4 @@ export async function runParallelPipeline(
 
 function emptyBatch(): LineBatch {
   return { type: 'lines', input: [], lineNumber: [], text: [], dialect: [], bad: [] };
-}
-
-/** The workers' counts, added up. */
-function mergeStats(all: readonly SinkStats[]): SinkStats {
-  const sum = <K extends string>(pick: (s: SinkStats) => Readonly<Record<K, number>>) => {
-    const total = {} as Record<K, number>;
-    for (const s of all)
-      for (const [k, v] of Object.entries(pick(s)) as [K, number][]) total[k] = (total[k] ?? 0) + v;
-    return total;
-  };
-  return {
-    events: sum((s) => s.events),
-    runs: sum((s) => s.runs),
-  };
 }

@@ -18,8 +18,8 @@ Options:
   --dialect NAME        Input dialect: ${INPUT_DIALECTS.join(' | ')} (default auto)
   --strict              ingest: exit 1 when any line was rejected
   --follow, -f          ingest: keep reading the files as they grow, across rotation, until SIGINT/SIGTERM
-  --workers N           ingest: map and export on N worker threads, each run on one (OTLP output;
-                        default 1); nats/redis --partitions: N consumer processes on this machine,
+  --workers N           ingest, serve: map and export on N worker threads, each run on one (OTLP
+                        output; default 1); nats/redis --partitions: N consumer processes on this machine,
                         each an instance holding partitions of its own
   --runs N              demo: how many runs to generate (default 6)
   --socket PATH         crabtalk: the daemon's unix socket (default ~/.crabtalk/run/crabtalk.sock)
@@ -145,6 +145,7 @@ export const COMMAND_OPTIONS = {
     'max-line-bytes',
     'max-requests-per-second',
     'prometheus-port',
+    'workers',
     'tls-cert',
     'tls-key',
     'dialect',

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
+import { workerEnv } from './worker-env.js';
 
 /** Least time between two restarts of one worker that died. */
 const RESTART_DELAY_MILLIS = 1000;
@@ -62,22 +63,6 @@ export async function runWorkerProcesses(
   for (let k = 1; k <= workers; k += 1) exits.push(start(k));
   await Promise.all(exits);
   return worst;
-}
-
-/**
- * The worker's environment: a `service.instance.id` set in OTEL_RESOURCE_ATTRIBUTES gets the
- * worker's suffix, so that the workers' cumulative metrics stay series of their own.
- */
-function workerEnv(env: NodeJS.ProcessEnv, k: number): NodeJS.ProcessEnv {
-  const attributes = env['OTEL_RESOURCE_ATTRIBUTES'];
-  if (attributes === undefined) return env;
-  return {
-    ...env,
-    OTEL_RESOURCE_ATTRIBUTES: attributes.replace(
-      /(^|,)(\s*service\.instance\.id\s*=\s*)([^,]*)/,
-      (_all, start: string, key: string, value: string) => `${start}${key}${value.trim()}-w${k}`,
-    ),
-  };
 }
 
 function instanceIdOf(argv: readonly string[]): string | undefined {

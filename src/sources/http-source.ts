@@ -6,7 +6,7 @@ import { INPUT_DIALECTS } from '../dialects/detect.js';
 import { DEFAULT_MAX_JSON_DEPTH } from '../dialects/json-depth.js';
 import { ByteBudget, readBody, splitBody } from './http-body.js';
 import type { InputDialect } from '../dialects/detect.js';
-import type { BridgeSink, EventStream, HandleResult } from '../sink.js';
+import type { EventIntake, IntakeLine, LineOutcome } from './event-intake.js';
 import { createBearerCheck } from './bearer-auth.js';
 import { ClientRateLimit } from './rate-limit.js';
 
@@ -57,7 +57,6 @@ const CONTENT_TYPES = new Set([
   'application/json',
   'text/plain',
 ]);
-const MAX_NAMED_STREAMS = 10_000;
 
 interface LineReport {
   readonly line: number;
@@ -68,38 +67,25 @@ interface LineReport {
 }
 
 /**
- * `POST /v1/events`: NDJSON (or a JSON array) of agent events, mapped through the sink, answered
+ * `POST /v1/events`: NDJSON (or a JSON array) of agent events, handed to `intake`, answered
  * with per-line results. `X-Agent-Dialect` names the dialect; `X-Agent-Stream` scopes runs without
  * run ids across requests (default: each request is its own stream). `GET /healthz`, `GET /readyz`.
  */
 export async function startHttpSource(
-  sink: BridgeSink,
+  intake: EventIntake,
   options: HttpSourceOptions,
 ): Promise<HttpSource> {
   const authorized = options.token === undefined ? () => true : createBearerCheck(options.token);
-  const named = new Map<string, EventStream>();
   const rate = new ClientRateLimit(options.maxRequestsPerSecond);
   const maxInFlight = options.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES;
   const inFlight = new ByteBudget(maxInFlight);
   let requests = 0;
   let draining = false;
 
-  const streamFor = (scope: string | undefined, dialect: InputDialect): EventStream => {
-    if (scope === undefined) return sink.openStream(`http-request-${++requests}`, dialect);
-    const key = `${dialect}\0${scope}`;
-    let stream = named.get(key);
-    if (stream === undefined) {
-      stream = sink.openStream(scope, dialect);
-      named.set(key, stream);
-      if (named.size > MAX_NAMED_STREAMS) named.delete(named.keys().next().value!);
-    }
-    return stream;
-  };
-
   const handleEvents = async (req: IncomingMessage, res: ServerResponse) => {
     const wait = rate.take(req.socket.remoteAddress ?? 'unknown');
     if (wait > 0) {
-      sink.limitHit(
+      intake.limitHit(
         'request_rate',
         `a client sent more than ${options.maxRequestsPerSecond} requests per second; it is answered 429`,
       );
@@ -120,7 +106,7 @@ export async function startHttpSource(
     }
     const refusal = options.admission?.();
     if (refusal !== undefined) {
-      sink.limitHit('export_backlog', `requests are answered 503 while ${refusal.reason}`);
+      intake.limitHit('export_backlog', `requests are answered 503 while ${refusal.reason}`);
       req.resume();
       return send(
         res,
@@ -160,10 +146,27 @@ export async function startHttpSource(
     if (body === undefined) return tooLarge(req, res);
     const lines = splitBody(body, type, options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
     if (typeof lines === 'string') return send(res, 400, { error: lines });
-    const stream = streamFor(
-      header(req, 'x-agent-stream'),
-      (dialectHeader as InputDialect | undefined) ?? options.dialect,
-    );
+    // Blank lines are skipped; line numbers in the answer are the body's own.
+    const numbers: number[] = [];
+    const taken: IntakeLine[] = [];
+    lines.forEach((line, i) => {
+      if ('text' in line && line.text.trim() === '') return;
+      numbers.push(i + 1);
+      taken.push(
+        'invalid' in line
+          ? { reason: 'invalid_utf8', message: 'line is not valid UTF-8' }
+          : Buffer.byteLength(line.text) > options.maxLineBytes
+            ? { reason: 'line_too_long', message: `line longer than ${options.maxLineBytes} bytes` }
+            : line,
+      );
+    });
+    const scope = header(req, 'x-agent-stream');
+    requests += 1;
+    const results: readonly LineOutcome[] = await intake.handle(taken, {
+      scope: scope ?? `http-request-${requests}`,
+      named: scope !== undefined,
+      dialect: (dialectHeader as InputDialect | undefined) ?? options.dialect,
+    });
     const counts: Record<string, number> = {
       accepted: 0,
       rejected: 0,
@@ -172,18 +175,11 @@ export async function startHttpSource(
       duplicate: 0,
     };
     const problems: LineReport[] = [];
-    lines.forEach((line, i) => {
-      if ('text' in line && line.text.trim() === '') return;
-      const result: HandleResult =
-        'invalid' in line
-          ? sink.reject('invalid_utf8', 'line is not valid UTF-8')
-          : Buffer.byteLength(line.text) > options.maxLineBytes
-            ? sink.reject('line_too_long', `line longer than ${options.maxLineBytes} bytes`)
-            : stream.handleJson(line.text);
+    results.forEach((result, k) => {
       counts[result.outcome] = (counts[result.outcome] ?? 0) + 1;
       if (result.outcome === 'rejected' || result.outcome === 'ignored') {
         problems.push({
-          line: i + 1,
+          line: numbers[k]!,
           outcome: result.outcome,
           reason: result.reason,
           message: result.message,
@@ -195,7 +191,7 @@ export async function startHttpSource(
   };
 
   const tooLarge = (req: IncomingMessage, res: ServerResponse) => {
-    sink.limitHit(
+    intake.limitHit(
       'body_size',
       `a request body was larger than ${options.maxBodyBytes} bytes; it is answered 413`,
     );
@@ -209,7 +205,7 @@ export async function startHttpSource(
   };
 
   const busy = (req: IncomingMessage, res: ServerResponse) => {
-    sink.limitHit(
+    intake.limitHit(
       'in_flight_bytes',
       `request bodies held at once passed ${maxInFlight} bytes; further requests are answered 503`,
     );

@@ -11,7 +11,7 @@ import { createDemoLines } from '../../src/sources/demo-runs.js';
 import { runCli } from '../helpers/cli.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import type { OtlpSpan } from '../helpers/otlp-protobuf.js';
-import { wireFingerprint } from '../helpers/wire-spans.js';
+import { timelessFingerprint, wireFingerprint } from '../helpers/wire-spans.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'workers-'));
 const behestLog = join(dir, 'behest.ndjson');
@@ -21,23 +21,8 @@ writeFileSync(behestLog, `${behestLines.join('\n')}\n`);
 const STAMPED = new Set(
   behestLines.map((l) => /"run_id":"([^"]+)"/.exec(l)![1]!.replaceAll('-', '')),
 );
-/**
- * Runtimes without timestamps are timed by arrival, which differs from one process to the next:
- * their spans are compared without times.
- */
-const timeless = (s: OtlpSpan) =>
-  JSON.stringify([
-    s.traceId,
-    s.spanId,
-    s.parentSpanId,
-    s.name,
-    s.status,
-    Object.entries(s.attributes)
-      .filter(([k]) => k !== 'gen_ai.response.time_to_first_chunk')
-      .sort(([a], [b]) => a.localeCompare(b)),
-    s.events.map((e) => e.name),
-  ]);
-const view = (s: OtlpSpan) => (STAMPED.has(s.traceId) ? wireFingerprint(s) : timeless(s));
+const view = (s: OtlpSpan) =>
+  STAMPED.has(s.traceId) ? wireFingerprint(s) : timelessFingerprint(s);
 const fixture = (path: string) => fileURLToPath(new URL(`../fixtures/${path}`, import.meta.url));
 const FILES = [
   behestLog,
@@ -52,6 +37,7 @@ async function ingest(workers: number) {
   try {
     const result = await runCli(['ingest', '--workers', String(workers), ...FILES], {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_RESOURCE_ATTRIBUTES: 'service.instance.id=ingest-a',
     });
     const counted = [...receiver.metricsByInstance.values()].map((metrics) =>
       metrics
@@ -64,7 +50,7 @@ async function ingest(workers: number) {
       spans: new Set(receiver.spans.map(view)),
       stamped: receiver.spans.filter((x) => STAMPED.has(x.traceId)).length,
       spanCount: receiver.spans.length,
-      instances: receiver.metricsByInstance.size,
+      instances: [...receiver.metricsByInstance.keys()].sort(),
       counted: counted.reduce((a, b) => a + b, 0),
     };
   } finally {
@@ -78,7 +64,9 @@ describe('ingest --workers', () => {
     const three = await ingest(3);
     expect(one.result.code).toBe(0);
     expect(three.result.code).toBe(0);
-    expect(three.instances).toBe(3);
+    // Each worker's metrics are a series of their own (its instance id suffixed).
+    expect(one.instances).toEqual(['ingest-a']);
+    expect(three.instances).toEqual(['ingest-a-w1', 'ingest-a-w2', 'ingest-a-w3']);
     const onlyIn = (a: Set<string>, b: Set<string>) => [...a].filter((x) => !b.has(x));
     expect([onlyIn(three.spans, one.spans), onlyIn(one.spans, three.spans)]).toEqual([[], []]);
     expect(three.spanCount).toBe(one.spanCount);

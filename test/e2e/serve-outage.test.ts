@@ -1,6 +1,7 @@
 // serve never answers "accepted" for what it may not keep: while the collector refuses, requests
 // are answered 503 with Retry-After, so a client that retries loses nothing; what was accepted
-// before the outage was noticed is held and delivered once the collector is back.
+// before the outage was noticed is held and delivered once the collector is back. With worker
+// threads, one worker's export in trouble is enough for the server to refuse.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { toolRun } from '../helpers/behest-lines.js';
@@ -8,10 +9,10 @@ import { startCli } from '../helpers/cli.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { waitFor } from '../helpers/wire-spans.js';
 
-describe('serve through a collector outage', () => {
+describe.each([1, 2])('serve --workers %i through a collector outage', (workers) => {
   it('answers 503 with Retry-After while the collector refuses, and delivers every accepted run', async () => {
     const receiver = await startOtlpReceiver();
-    const cli = startCli(['serve', '--port', '0'], {
+    const cli = startCli(['serve', '--port', '0', '--workers', String(workers)], {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_BSP_SCHEDULE_DELAY: '100',
       OTEL_EXPORTER_OTLP_TIMEOUT: '1000',

@@ -33,6 +33,24 @@ export function wireFingerprint(s: OtlpSpan): string {
   ].join('|');
 }
 
+/**
+ * A span without its times: runtimes without timestamps are timed by arrival, which differs from
+ * one process to the next (the time to first chunk with them).
+ */
+export function timelessFingerprint(s: OtlpSpan): string {
+  return JSON.stringify([
+    s.traceId,
+    s.spanId,
+    s.parentSpanId,
+    s.name,
+    s.status,
+    Object.entries(s.attributes)
+      .filter(([k]) => k !== 'gen_ai.response.time_to_first_chunk')
+      .sort(([a], [b]) => a.localeCompare(b)),
+    s.events.map((e) => e.name),
+  ]);
+}
+
 function sdkFingerprint(s: ReadableSpan): string {
   return [
     s.spanContext().traceId,

@@ -1,0 +1,53 @@
+import type { IMetricReader } from '@opentelemetry/sdk-metrics';
+import { createBridgeSink } from '../sink.js';
+import type { SinkStats } from '../sink.js';
+import { sinkIntake } from '../sources/event-intake.js';
+import type { EventIntake } from '../sources/event-intake.js';
+import { DeliveryTally } from '../telemetry/delivery-tally.js';
+import { resolveExporterName } from '../telemetry/exporter-choice.js';
+import { startTelemetry } from '../telemetry/index.js';
+import type { CommonOptions } from './args.js';
+import { exportHoldMillis } from './delivery.js';
+import type { ExportStatus } from './worker-protocol.js';
+import type { WorkerDelivery } from './worker-results.js';
+
+/** What maps and exports `serve`'s requests: a sink on the main thread, or worker threads. */
+export interface ServeBackend {
+  readonly intake: EventIntake;
+  /** The collector's state now, to refuse requests that could not be kept. */
+  status(): ExportStatus;
+  /** Ends open runs as abandoned, exports what is left and says what was delivered. */
+  close(): Promise<{ readonly stats: SinkStats; readonly delivered: WorkerDelivery }>;
+}
+
+/** `serve` on one thread: the sink and the export pipeline beside the HTTP server. */
+export function startLocalBackend(
+  env: Readonly<Record<string, string | undefined>>,
+  options: CommonOptions,
+  metricReaders: readonly IMetricReader[],
+): ServeBackend {
+  const delivery = new DeliveryTally(resolveExporterName(env, 'OTEL_TRACES_EXPORTER') === 'otlp');
+  const telemetry = startTelemetry({
+    env,
+    metricReaders,
+    exportListener: delivery,
+    holdThroughOutageMillis: exportHoldMillis(env),
+  });
+  const sink = createBridgeSink({
+    onRunEnd: (run) => delivery.runEnded(run),
+    tracerProvider: telemetry.tracerProvider,
+    meterProvider: telemetry.meterProvider,
+    env,
+    ...(options.agentName === undefined ? {} : { agentName: options.agentName }),
+    ...(options.captureContent === undefined ? {} : { captureContent: options.captureContent }),
+  });
+  return {
+    intake: sinkIntake(sink),
+    status: () => ({ inOutage: delivery.inOutage, backlog: delivery.backlog }),
+    async close() {
+      await sink.shutdown();
+      await telemetry.shutdown().catch(() => undefined);
+      return { stats: sink.stats(), delivered: delivery.result() };
+    },
+  };
+}
