@@ -11,6 +11,7 @@ import { inProcessBench } from './in-process.mjs';
 import { ingestBench } from './ingest.mjs';
 import { openRunsBench } from './open-runs.mjs';
 import { reorderBench } from './reorder.mjs';
+import { serveBench } from './serve.mjs';
 
 const smoke = process.argv.includes('--smoke');
 const sizes = smoke
@@ -126,6 +127,23 @@ row(
   '',
   `≤ ${micros(ingest.parseEventsPerSecond * 0.25).toFixed(2)} µs`,
 );
+
+// serve on one thread and on worker threads, the load generator on the same machine.
+const serve = await serveBench({
+  events: sizes.ingest,
+  workers: [1, 2, 4],
+  repeats: smoke ? 1 : 3,
+});
+for (const workers of [1, 2, 4]) {
+  const rate = serve.eventsPerSecond[workers];
+  row(
+    `serve, requests of 500 lines, --workers ${workers}, events/s (${fmt(serve.events)})`,
+    fmt(rate),
+    `${fmt(serve.eventsPerSecond[1])} one worker`,
+    `${(rate / serve.eventsPerSecond[1]).toFixed(2)}×`,
+    '',
+  );
+}
 
 log('3/6 text-delta storms…');
 const storm = deltaStormBench({
