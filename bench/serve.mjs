@@ -4,6 +4,7 @@
 // exported everything and exited after SIGTERM (process start excluded). The load generator and
 // the receiver share the machine's cores with the server.
 // Usage: node bench/serve.mjs [events] [workers…]
+import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
