@@ -5,7 +5,7 @@ import { toContentAttribute } from './content.js';
 import { chatMetricAttributes } from './metrics.js';
 import type { ChatRecord, RunRecord, SpanNote } from './run-state.js';
 import { takeAttributes, takeEvent } from './span-budget.js';
-import { SpanKind, startSpan } from './spans.js';
+import { SpanKind, startSpan, within } from './spans.js';
 import * as S from './semconv.js';
 import type { TrackerContext } from './tracker-context.js';
 
@@ -80,14 +80,14 @@ export function finalizeChat(
   }
   if (chat.end === undefined || chat.incomplete) attributes[S.ATTR_AGENT_SPAN_INCOMPLETE] = true;
   if (chat.errorType !== undefined) attributes[S.ATTR_ERROR_TYPE] = chat.errorType;
-  const { span } = startSpan({
+  const span = startSpan({
     tracer: ctx.tracer,
     name:
       chat.model.model === undefined
         ? S.GEN_AI_OPERATION_CHAT
         : `${S.GEN_AI_OPERATION_CHAT} ${chat.model.model}`,
     kind: SpanKind.CLIENT,
-    parent: chat.parent,
+    parent: within(run.parent, chat.parent),
     traceId: run.traceId,
     role: `chat/${chat.iteration}`,
     startTime: chat.start,

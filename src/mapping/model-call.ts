@@ -1,4 +1,3 @@
-import { trace } from '@opentelemetry/api';
 import type { Attributes } from '@opentelemetry/api';
 import type {
   AssistantMessageCommitted,
@@ -13,7 +12,7 @@ import { endIteration } from './run-end.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
 import { newBudget } from './span-budget.js';
-import { SpanKind, startSpan } from './spans.js';
+import { SpanKind, startSpan, within } from './spans.js';
 import type { TrackerContext } from './tracker-context.js';
 
 /** Fills in the run's provider and model when it did not know them yet (a lazily opened run). */
@@ -68,26 +67,21 @@ export function startIteration(
   if (run.pendingMessageCount !== undefined)
     iterationAttributes[S.ATTR_AGENT_CONTEXT_MESSAGE_COUNT] = run.pendingMessageCount;
   run.pendingMessageCount = undefined;
-  const iteration = startSpan({
+  const span = startSpan({
     tracer: ctx.tracer,
     name: S.SPAN_AGENT_ITERATION,
     kind: SpanKind.INTERNAL,
-    parent: run.context,
+    parent: within(run.parent, run.span),
     traceId: run.traceId,
     role: `iteration/${n}`,
     startTime: event.time,
     attributes: iterationAttributes,
   });
-  run.iteration = {
-    number: n,
-    span: iteration.span,
-    budget: newBudget(),
-    context: iteration.context,
-  };
+  run.iteration = { number: n, span, budget: newBudget() };
 
   run.chat = {
     iteration: n,
-    parent: trace.setSpanContext(run.context, iteration.span.spanContext()),
+    parent: span.spanContext(),
     conversationId: run.conversationId,
     start: event.time,
     notes: [],

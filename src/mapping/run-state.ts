@@ -1,4 +1,4 @@
-import type { Attributes, Context, HrTime, Span } from '@opentelemetry/api';
+import type { Attributes, Context, HrTime, Span, SpanContext } from '@opentelemetry/api';
 import type { DialectName } from '../dialects/parse-result.js';
 import type { Instruments } from './metrics.js';
 import type { SpanBudget } from './span-budget.js';
@@ -13,8 +13,6 @@ export interface IterationRecord {
   readonly number: number;
   readonly span: Span;
   readonly budget: SpanBudget;
-  /** Context with the iteration span active: the parent of its chat and tool spans. */
-  readonly context: Context;
 }
 
 /** A span event (or, without a name, attributes) for a span that is created later. */
@@ -31,8 +29,8 @@ export interface SpanNote {
  */
 export interface ChatRecord {
   readonly iteration: number;
-  /** The call's parent: the iteration span's context only (an ended span is not kept alive). */
-  readonly parent: Context;
+  /** The call's parent: the iteration span's span context only (an ended span is not kept alive). */
+  readonly parent: SpanContext;
   readonly conversationId: string | undefined;
   readonly start: HrTime;
   /** Span events and attributes for the call's span, in order (within `budget`). */
@@ -70,8 +68,8 @@ export interface RunRecord {
   readonly dialect: DialectName;
   readonly span: Span;
   readonly budget: SpanBudget;
-  /** Context with the run span active: the parent of its iterations. */
-  readonly context: Context;
+  /** The run span's own parent context (the sink's `parentContext`, else the root context). */
+  readonly parent: Context;
   readonly start: HrTime;
   readonly synthesized: boolean;
   readonly model: MutableModel;

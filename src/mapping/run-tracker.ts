@@ -194,7 +194,7 @@ export class RunTracker {
       this.ctx.agentName === undefined
         ? S.GEN_AI_OPERATION_INVOKE_AGENT
         : `${S.GEN_AI_OPERATION_INVOKE_AGENT} ${this.ctx.agentName}`;
-    const { span, context } = startSpan({
+    const span = startSpan({
       tracer: this.ctx.tracer,
       name,
       kind: SpanKind.INTERNAL,
@@ -211,7 +211,7 @@ export class RunTracker {
       dialect,
       span,
       budget: newBudget(),
-      context,
+      parent: parent ?? ROOT_CONTEXT,
       start: event.time,
       synthesized: started === undefined,
       model: { provider, model },

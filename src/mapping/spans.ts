@@ -1,5 +1,5 @@
 import { SpanKind, trace } from '@opentelemetry/api';
-import type { Attributes, Context, HrTime, Span, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, HrTime, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import { withIdHint } from './id-generator.js';
 import { toSpanId } from './ids.js';
 
@@ -18,10 +18,10 @@ export interface SpanStart {
   readonly rootTrace?: boolean;
 }
 
-/** Starts a span and returns it with a context in which it is the active span. */
-export function startSpan(start: SpanStart): { span: Span; context: Context } {
+/** Starts a span (a context in which it is active is made when a child needs one: `within`). */
+export function startSpan(start: SpanStart): Span {
   const traceId = start.rootTrace === true ? start.traceId : undefined;
-  const span = withIdHint(traceId, toSpanId(start.traceId, start.role), () =>
+  return withIdHint(traceId, toSpanId(start.traceId, start.role), () =>
     start.tracer.startSpan(
       start.name,
       {
@@ -33,7 +33,14 @@ export function startSpan(start: SpanStart): { span: Span; context: Context } {
       start.parent,
     ),
   );
-  return { span, context: trace.setSpan(start.parent, span) };
+}
+
+/**
+ * The context in which `span` (or the span of `spanContext`) is the parent, made when a child is
+ * started: an open run keeps its spans, not a context per span.
+ */
+export function within(parent: Context, span: Span | SpanContext): Context {
+  return 'spanContext' in span ? trace.setSpan(parent, span) : trace.setSpanContext(parent, span);
 }
 
 export { SpanKind };

@@ -9,7 +9,7 @@ import { endTool, toolResultContent } from './run-end.js';
 import type { RunRecord, ToolRecord } from './run-state.js';
 import * as S from './semconv.js';
 import { newBudget } from './span-budget.js';
-import { SpanKind, startSpan } from './spans.js';
+import { SpanKind, startSpan, within } from './spans.js';
 import type { TrackerContext } from './tracker-context.js';
 
 /** A rejection when the run already has `maxToolsPerRun` tool spans (bounds memory per run). */
@@ -43,11 +43,11 @@ export function startTool(
   const args = run.toolArguments?.get(callId);
   if (args !== undefined) attributes[S.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = args;
   run.toolArguments?.delete(callId);
-  const { span } = startSpan({
+  const span = startSpan({
     tracer: ctx.tracer,
     name: `${S.GEN_AI_OPERATION_EXECUTE_TOOL} ${name}`,
     kind: SpanKind.INTERNAL,
-    parent: run.iteration?.context ?? run.context,
+    parent: within(run.parent, run.iteration?.span ?? run.span),
     traceId: run.traceId,
     role: `tool/${callId}`,
     startTime: time,
