@@ -35,9 +35,9 @@ export function annotate(ctx: TrackerContext, run: RunRecord, event: Annotation)
     }
   })();
   if (event.event !== undefined) {
-    if (takeEvent(ctx, target.budget)) target.span.addEvent(event.event, attributes, event.time);
+    if (takeEvent(ctx, target)) target.span.addEvent(event.event, attributes, event.time);
     return;
   }
-  const kept = takeAttributes(ctx, target.budget, attributes);
+  const kept = takeAttributes(ctx, target, attributes);
   if (Object.keys(kept).length > 0) target.span.setAttributes(kept);
 }

@@ -60,7 +60,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
         });
       } else {
         const target = run.iteration ?? run;
-        if (takeEvent(ctx, target.budget))
+        if (takeEvent(ctx, target))
           target.span.addEvent(S.EVENT_TOOL_CALL_REQUESTED, attributes, event.time);
       }
       if (ctx.captureContent) {
@@ -110,7 +110,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
         [S.ATTR_AGENT_DOOM_LOOP_DESCRIPTION]: ctx.freeText(event.description),
       };
       for (const target of [run, run.iteration]) {
-        if (target !== undefined && takeEvent(ctx, target.budget))
+        if (target !== undefined && takeEvent(ctx, target))
           target.span.addEvent(S.EVENT_DOOM_LOOP_DETECTED, attributes, event.time);
       }
       run.sawDoomLoop = true;
@@ -118,7 +118,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
       return ACCEPTED;
     }
     case 'CompactionCircuitOpened':
-      if (takeEvent(ctx, run.budget)) {
+      if (takeEvent(ctx, run)) {
         run.span.addEvent(
           S.EVENT_CIRCUIT_BREAKER_OPENED,
           { [S.ATTR_AGENT_COMPACTION_CONSECUTIVE_FAILURES]: event.consecutiveFailures },

@@ -37,10 +37,10 @@ export function targetChat(run: RunRecord, iteration: number | undefined): ChatR
 /** Keeps a span event or attributes for the call's span, within its budget. */
 export function noteOnChat(ctx: TrackerContext, chat: ChatRecord, note: SpanNote): void {
   if (note.name !== undefined) {
-    if (takeEvent(ctx, chat.budget)) chat.notes.push(note);
+    if (takeEvent(ctx, chat)) chat.notes.push(note);
     return;
   }
-  const attributes = takeAttributes(ctx, chat.budget, note.attributes);
+  const attributes = takeAttributes(ctx, chat, note.attributes);
   if (Object.keys(attributes).length > 0) chat.notes.push({ ...note, attributes });
 }
 

@@ -11,7 +11,6 @@ import { closeChat, targetChat } from './chat-end.js';
 import { endIteration } from './run-end.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
-import { newBudget } from './span-budget.js';
 import { SpanKind, startSpan, within } from './spans.js';
 import type { TrackerContext } from './tracker-context.js';
 
@@ -77,7 +76,7 @@ export function startIteration(
     startTime: event.time,
     attributes: iterationAttributes,
   });
-  run.iteration = { number: n, span, budget: newBudget() };
+  run.iteration = { number: n, span, eventsTaken: 0, attributesTaken: 0 };
 
   run.chat = {
     iteration: n,
@@ -85,7 +84,8 @@ export function startIteration(
     conversationId: run.conversationId,
     start: event.time,
     notes: [],
-    budget: newBudget(),
+    eventsTaken: 0,
+    attributesTaken: 0,
     model: {
       provider: event.provider ?? run.model.provider,
       model: event.model ?? run.model.model,

@@ -3,6 +3,7 @@ import type { AgentEvent } from '../events/agent-event.js';
 import { isTerminal } from '../events/agent-event.js';
 import { compareHrTime } from '../events/hr-time.js';
 import type { DialectName } from '../dialects/parse-result.js';
+import { AppliedPrints } from './applied-prints.js';
 import { eventFingerprint } from './event-fingerprint.js';
 import { compareHeld, pop, push } from './held-heap.js';
 import type { Held, Settler } from './held-heap.js';
@@ -43,12 +44,12 @@ interface PendingRun {
   readonly heap: Held[];
   /** The run's terminal event, applied last when the grace period ends. */
   terminal: Held | undefined;
-  /** Fingerprints of the held events (terminal included). */
-  readonly heldPrints: Set<number>;
+  /** Fingerprints of the held events (terminal included); made when the first is held. */
+  heldPrints: Set<number> | undefined;
   /** Time of the latest event applied: an event before it can no longer be put in order. */
   appliedUpTo: HrTime | undefined;
   /** Fingerprints of the events applied at exactly `appliedUpTo` (at most `seenPerRun`). */
-  readonly appliedPrints: Set<number>;
+  readonly appliedPrints: AppliedPrints;
 }
 
 /** What the buffer did with an event at once. */
@@ -117,12 +118,12 @@ export class ReorderBuffer {
         runId: event.runId,
         heap: [],
         terminal: undefined,
-        heldPrints: new Set(),
+        heldPrints: undefined,
         appliedUpTo: undefined,
-        appliedPrints: new Set(),
+        appliedPrints: new AppliedPrints(),
       };
       this.runs.set(event.runId, run);
-    } else if (run.heldPrints.has(fingerprint) || run.appliedPrints.has(fingerprint)) {
+    } else if (run.heldPrints?.has(fingerprint) === true || run.appliedPrints.has(fingerprint)) {
       return {
         outcome: 'duplicate',
         reason: 'duplicate_event',
@@ -173,7 +174,7 @@ export class ReorderBuffer {
         message: `${run.terminal.event.type} for run ${event.runId}, which ended earlier`,
       });
       run.terminal = held;
-      run.heldPrints.add(fingerprint);
+      (run.heldPrints ??= new Set()).add(fingerprint);
       if (this.options.graceByEvents) this.closeDue(now);
       else if (this.options.graceMillis === 0) this.tick();
       return HELD;
@@ -185,7 +186,7 @@ export class ReorderBuffer {
         this.runs.delete(run.runId);
       return outcome as OfferOutcome;
     }
-    run.heldPrints.add(fingerprint);
+    (run.heldPrints ??= new Set()).add(fingerprint);
     push(run.heap, held);
     this.heldCount += 1;
     this.arrivals.push({ runId: run.runId, arrivedAt: now });
@@ -294,7 +295,7 @@ export class ReorderBuffer {
   private applyNext(run: PendingRun): void {
     const next = pop(run.heap);
     this.heldCount -= 1;
-    run.heldPrints.delete(next.fingerprint);
+    run.heldPrints?.delete(next.fingerprint);
     this.settled(run, next);
   }
 

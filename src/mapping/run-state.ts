@@ -9,10 +9,9 @@ export interface MutableModel {
   model: string | undefined;
 }
 
-export interface IterationRecord {
+export interface IterationRecord extends SpanBudget {
   readonly number: number;
   readonly span: Span;
-  readonly budget: SpanBudget;
 }
 
 /** A span event (or, without a name, attributes) for a span that is created later. */
@@ -27,15 +26,14 @@ export interface SpanNote {
  * kept), so that usage reported after the call still lands on it, and an open run holds a few
  * fields per call instead of a live span.
  */
-export interface ChatRecord {
+export interface ChatRecord extends SpanBudget {
   readonly iteration: number;
   /** The call's parent: the iteration span's span context only (an ended span is not kept alive). */
   readonly parent: SpanContext;
   readonly conversationId: string | undefined;
   readonly start: HrTime;
-  /** Span events and attributes for the call's span, in order (within `budget`). */
+  /** Span events and attributes for the call's span, in order (within its budget). */
   readonly notes: SpanNote[];
-  readonly budget: SpanBudget;
   /** Provider and model; a runtime may name them only when the message is committed. */
   readonly model: MutableModel;
   finishReason: string | undefined;
@@ -53,21 +51,19 @@ export interface ChatRecord {
   text: string;
 }
 
-export interface ToolRecord {
+export interface ToolRecord extends SpanBudget {
   readonly span: Span;
-  readonly budget: SpanBudget;
   readonly callId: string;
   readonly name: string;
   readonly start: HrTime;
 }
 
 /** Everything the bridge remembers about one open run. */
-export interface RunRecord {
+export interface RunRecord extends SpanBudget {
   readonly runId: string;
   readonly traceId: string;
   readonly dialect: DialectName;
   readonly span: Span;
-  readonly budget: SpanBudget;
   /** The run span's own parent context (the sink's `parentContext`, else the root context). */
   readonly parent: Context;
   readonly start: HrTime;

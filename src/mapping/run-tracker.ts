@@ -7,7 +7,6 @@ import type { DialectName } from '../dialects/parse-result.js';
 import { applyEvent } from './apply-event.js';
 import { toTraceId } from './ids.js';
 import { agentMetricAttributes, createInstruments } from './metrics.js';
-import { newBudget } from './span-budget.js';
 import { endRun } from './run-end.js';
 import type { RunEnding } from './run-end.js';
 import type { RunRecord } from './run-state.js';
@@ -210,7 +209,8 @@ export class RunTracker {
       traceId,
       dialect,
       span,
-      budget: newBudget(),
+      eventsTaken: 0,
+      attributesTaken: 0,
       parent: parent ?? ROOT_CONTEXT,
       start: event.time,
       synthesized: started === undefined,

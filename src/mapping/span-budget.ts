@@ -1,20 +1,19 @@
 import type { Attributes } from '@opentelemetry/api';
 import type { TrackerContext } from './tracker-context.js';
 
-/** What the bridge has added to one span beyond its contract attributes: bounded per span. */
+/**
+ * What the bridge has added to one span beyond its contract attributes: bounded per span. The
+ * counters are fields of the span's own record (no object of their own per span).
+ */
 export interface SpanBudget {
-  events: number;
-  attributes: number;
-}
-
-export function newBudget(): SpanBudget {
-  return { events: 0, attributes: 0 };
+  eventsTaken: number;
+  attributesTaken: number;
 }
 
 /** Whether one more span event fits (`maxEventsPerSpan`); a hit is counted when it does not. */
 export function takeEvent(ctx: TrackerContext, budget: SpanBudget): boolean {
-  if (budget.events < ctx.maxEventsPerSpan) {
-    budget.events += 1;
+  if (budget.eventsTaken < ctx.maxEventsPerSpan) {
+    budget.eventsTaken += 1;
     return true;
   }
   ctx.limitHit(
@@ -31,9 +30,9 @@ export function takeAttributes(
   attributes: Attributes,
 ): Attributes {
   const keys = Object.keys(attributes);
-  const room = ctx.maxAttributesPerSpan - budget.attributes;
+  const room = ctx.maxAttributesPerSpan - budget.attributesTaken;
   if (keys.length <= room) {
-    budget.attributes += keys.length;
+    budget.attributesTaken += keys.length;
     return attributes;
   }
   ctx.limitHit(
@@ -42,6 +41,6 @@ export function takeAttributes(
   );
   const kept: Attributes = {};
   for (const key of keys.slice(0, Math.max(0, room))) kept[key] = attributes[key];
-  budget.attributes = ctx.maxAttributesPerSpan;
+  budget.attributesTaken = ctx.maxAttributesPerSpan;
   return kept;
 }

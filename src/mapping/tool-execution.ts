@@ -8,7 +8,6 @@ import { closeChat } from './chat-end.js';
 import { endTool, toolResultContent } from './run-end.js';
 import type { RunRecord, ToolRecord } from './run-state.js';
 import * as S from './semconv.js';
-import { newBudget } from './span-budget.js';
 import { SpanKind, startSpan, within } from './spans.js';
 import type { TrackerContext } from './tracker-context.js';
 
@@ -53,7 +52,14 @@ export function startTool(
     startTime: time,
     attributes,
   });
-  const tool: ToolRecord = { span, budget: newBudget(), callId, name, start: time };
+  const tool: ToolRecord = {
+    span,
+    eventsTaken: 0,
+    attributesTaken: 0,
+    callId,
+    name,
+    start: time,
+  };
   run.tools.set(callId, tool);
   return tool;
 }
