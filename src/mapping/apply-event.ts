@@ -114,7 +114,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
           target.span.addEvent(S.EVENT_DOOM_LOOP_DETECTED, attributes, event.time);
       }
       run.sawDoomLoop = true;
-      run.instruments.doomLoops.add(1, agentMetricAttributes(ctx.agentName, run.model));
+      run.instruments.doomLoops.add(1, agentMetricAttributes(ctx.agentName, run));
       return ACCEPTED;
     }
     case 'CompactionCircuitOpened':

@@ -37,11 +37,11 @@ export function targetChat(run: RunRecord, iteration: number | undefined): ChatR
 /** Keeps a span event or attributes for the call's span, within its budget. */
 export function noteOnChat(ctx: TrackerContext, chat: ChatRecord, note: SpanNote): void {
   if (note.name !== undefined) {
-    if (takeEvent(ctx, chat)) chat.notes.push(note);
+    if (takeEvent(ctx, chat)) (chat.notes ??= []).push(note);
     return;
   }
   const attributes = takeAttributes(ctx, chat, note.attributes);
-  if (Object.keys(attributes).length > 0) chat.notes.push({ ...note, attributes });
+  if (Object.keys(attributes).length > 0) (chat.notes ??= []).push({ ...note, attributes });
 }
 
 /** Creates the call's span with its final attributes and events, ends it, records its metrics. */
@@ -52,7 +52,7 @@ export function finalizeChat(
   runEnd: HrTime,
 ): void {
   const end = chat.end ?? maxHrTime(runEnd, chat.start);
-  const attributes = chatMetricAttributes(chat.model);
+  const attributes = chatMetricAttributes(chat);
   if (chat.conversationId !== undefined)
     attributes[S.ATTR_GEN_AI_CONVERSATION_ID] = chat.conversationId;
   attributes[S.ATTR_AGENT_ITERATION_NUMBER] = chat.iteration;
@@ -83,9 +83,9 @@ export function finalizeChat(
   const span = startSpan({
     tracer: ctx.tracer,
     name:
-      chat.model.model === undefined
+      chat.model === undefined
         ? S.GEN_AI_OPERATION_CHAT
-        : `${S.GEN_AI_OPERATION_CHAT} ${chat.model.model}`,
+        : `${S.GEN_AI_OPERATION_CHAT} ${chat.model}`,
     kind: SpanKind.CLIENT,
     parent: within(run.parent, chat.parent),
     traceId: run.traceId,
@@ -93,13 +93,13 @@ export function finalizeChat(
     startTime: chat.start,
     attributes,
   });
-  for (const note of chat.notes) {
+  for (const note of chat.notes ?? []) {
     if (note.name === undefined) span.setAttributes(note.attributes);
     else span.addEvent(note.name, note.attributes, note.time);
   }
   if (chat.errorType !== undefined) span.setStatus({ code: SpanStatusCode.ERROR });
   span.end(end);
-  const metricAttributes = chatMetricAttributes(chat.model, chat.errorType);
+  const metricAttributes = chatMetricAttributes(chat, chat.errorType);
   run.instruments.operationDuration.record(secondsBetween(end, chat.start), metricAttributes);
   if (chat.firstChunk !== undefined) {
     run.instruments.timeToFirstChunk.record(

@@ -25,7 +25,18 @@ export function toSpanId(traceId: string, role: string): string {
 }
 
 function sha256Hex(input: string, hexLength: number, invalid: string): string {
-  const hex = hash('sha256', input, 'hex').slice(0, hexLength);
+  const hex = ownCopy(hash('sha256', input, 'hex'), hexLength);
   // An all-zero id is invalid in OpenTelemetry; it is astronomically unlikely, but never emit it.
   return hex === invalid ? `${hex.slice(0, -1)}1` : hex;
+}
+
+/**
+ * The first `length` characters as a string of their own. A longer slice would be a view that
+ * keeps the whole 64-character digest alive as long as the id lives (an open run's spans hold
+ * their ids); pieces of up to 12 characters are copied, and joined.
+ */
+function ownCopy(text: string, length: number): string {
+  let copy = '';
+  for (let at = 0; at < length; at += 12) copy += text.substring(at, Math.min(at + 12, length));
+  return copy;
 }

@@ -9,7 +9,7 @@ import type { ApplyOutcome } from './apply-outcome.js';
 import { chatMetricAttributes } from './metrics.js';
 import { closeChat, targetChat } from './chat-end.js';
 import { endIteration } from './run-end.js';
-import type { RunRecord } from './run-state.js';
+import type { MutableModel, RunRecord } from './run-state.js';
 import * as S from './semconv.js';
 import { SpanKind, startSpan, within } from './spans.js';
 import type { TrackerContext } from './tracker-context.js';
@@ -21,12 +21,12 @@ export function learnRunModel(
   provider: string | undefined,
   model: string | undefined,
 ): void {
-  if (provider !== undefined && run.model.provider === undefined) {
-    run.model.provider = provider;
+  if (provider !== undefined && run.provider === undefined) {
+    run.provider = provider;
     if (ctx.latestGenAi !== true) run.span.setAttribute(S.ATTR_GEN_AI_PROVIDER_NAME, provider);
   }
-  if (model !== undefined && run.model.model === undefined) {
-    run.model.model = model;
+  if (model !== undefined && run.model === undefined) {
+    run.model = model;
     run.span.setAttribute(S.ATTR_GEN_AI_REQUEST_MODEL, model);
   }
 }
@@ -83,13 +83,11 @@ export function startIteration(
     parent: span.spanContext(),
     conversationId: run.conversationId,
     start: event.time,
-    notes: [],
+    notes: undefined,
     eventsTaken: 0,
     attributesTaken: 0,
-    model: {
-      provider: event.provider ?? run.model.provider,
-      model: event.model ?? run.model.model,
-    },
+    provider: event.provider ?? run.provider,
+    model: event.model ?? run.model,
     firstChunk: undefined,
     inputTokens: undefined,
     outputTokens: undefined,
@@ -109,7 +107,7 @@ export function startIteration(
 export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRecorded): void {
   const { inputTokens, outputTokens, cacheReadInputTokens, cacheCreationInputTokens } = event.usage;
   const chat = targetChat(run, event.iteration);
-  const model = chat?.model ?? run.model;
+  const model: MutableModel = chat ?? run;
   const add = (a: number | undefined, b: number | undefined) =>
     b === undefined ? a : (a ?? 0) + b;
   if (chat !== undefined) {
@@ -143,8 +141,8 @@ export function commitMessage(
   const chat = targetChat(run, event.iteration);
   learnRunModel(ctx, run, event.provider, event.model);
   if (chat === undefined) return;
-  if (event.provider !== undefined) chat.model.provider = event.provider;
-  if (event.model !== undefined) chat.model.model = event.model;
+  if (event.provider !== undefined) chat.provider = event.provider;
+  if (event.model !== undefined) chat.model = event.model;
   if (event.finishReason !== undefined) chat.finishReason = event.finishReason;
   closeChat(run, chat, { time: event.time, incomplete: false });
 }

@@ -40,8 +40,8 @@ export interface ReorderOptions {
 
 interface PendingRun {
   readonly runId: string;
-  /** Held events, a binary min-heap by (time, arrival). */
-  readonly heap: Held[];
+  /** Held events, a binary min-heap by (time, arrival); `NONE_HELD` until the first is held. */
+  heap: Held[];
   /** The run's terminal event, applied last when the grace period ends. */
   terminal: Held | undefined;
   /** Fingerprints of the held events (terminal included); made when the first is held. */
@@ -62,6 +62,8 @@ export type OfferOutcome =
     };
 
 const HELD: OfferOutcome = { outcome: 'accepted', held: true };
+/** The heap of every run that holds nothing yet (never written: a run makes its own to hold). */
+const NONE_HELD: Held[] = [];
 
 /**
  * Puts each run's events back into the order of their own timestamps before the tracker applies
@@ -116,7 +118,7 @@ export class ReorderBuffer {
       this.makeRoom();
       run = {
         runId: event.runId,
-        heap: [],
+        heap: NONE_HELD,
         terminal: undefined,
         heldPrints: undefined,
         appliedUpTo: undefined,
@@ -187,6 +189,7 @@ export class ReorderBuffer {
       return outcome as OfferOutcome;
     }
     (run.heldPrints ??= new Set()).add(fingerprint);
+    if (run.heap === NONE_HELD) run.heap = [];
     push(run.heap, held);
     this.heldCount += 1;
     this.arrivals.push({ runId: run.runId, arrivedAt: now });

@@ -102,7 +102,7 @@ export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): 
   }
   span.end(end);
 
-  const runAttributes = agentMetricAttributes(ctx.agentName, run.model);
+  const runAttributes = agentMetricAttributes(ctx.agentName, run);
   runAttributes[S.ATTR_AGENT_RUN_OUTCOME] = ending.outcome;
   const durationAttributes = { ...runAttributes };
   if (ending.errorType !== undefined) durationAttributes[S.ATTR_ERROR_TYPE] = ending.errorType;

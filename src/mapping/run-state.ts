@@ -3,7 +3,10 @@ import type { DialectName } from '../dialects/parse-result.js';
 import type { Instruments } from './metrics.js';
 import type { SpanBudget } from './span-budget.js';
 
-/** Mutable model identity of a run or call (a lazily opened run learns it later). */
+/**
+ * Mutable model identity of a run or call (a lazily opened run learns it later; a runtime may
+ * name a call's only when its message is committed): fields of the record itself.
+ */
 export interface MutableModel {
   provider: string | undefined;
   model: string | undefined;
@@ -26,16 +29,14 @@ export interface SpanNote {
  * kept), so that usage reported after the call still lands on it, and an open run holds a few
  * fields per call instead of a live span.
  */
-export interface ChatRecord extends SpanBudget {
+export interface ChatRecord extends SpanBudget, MutableModel {
   readonly iteration: number;
   /** The call's parent: the iteration span's span context only (an ended span is not kept alive). */
   readonly parent: SpanContext;
   readonly conversationId: string | undefined;
   readonly start: HrTime;
-  /** Span events and attributes for the call's span, in order (within its budget). */
-  readonly notes: SpanNote[];
-  /** Provider and model; a runtime may name them only when the message is committed. */
-  readonly model: MutableModel;
+  /** Span events and attributes for the call's span, in order (within its budget); made at the first. */
+  notes: SpanNote[] | undefined;
   finishReason: string | undefined;
   /** When the call ended. The span itself is ended with the run, so late usage still lands on it. */
   end: HrTime | undefined;
@@ -59,7 +60,7 @@ export interface ToolRecord extends SpanBudget {
 }
 
 /** Everything the bridge remembers about one open run. */
-export interface RunRecord extends SpanBudget {
+export interface RunRecord extends SpanBudget, MutableModel {
   readonly runId: string;
   readonly traceId: string;
   readonly dialect: DialectName;
@@ -68,7 +69,6 @@ export interface RunRecord extends SpanBudget {
   readonly parent: Context;
   readonly start: HrTime;
   readonly synthesized: boolean;
-  readonly model: MutableModel;
   conversationId: string | undefined;
   /** Latest event time seen; an abandoned run ends here. */
   lastSeen: HrTime;
