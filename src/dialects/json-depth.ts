@@ -6,7 +6,7 @@ export const DEFAULT_MAX_JSON_DEPTH = 64;
  * the characters (brackets inside strings do not count), before anything is parsed.
  */
 export function jsonDeeperThan(text: string, max: number): boolean {
-  if (text.length <= max) return false;
+  if (text.length <= max || openersAtMost(text, max)) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i += 1) {
@@ -25,4 +25,17 @@ export function jsonDeeperThan(text: string, max: number): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Whether the text has at most `max` opening brackets in all: then it cannot nest deeper, and
+ * the character scan is not needed (a typical event line has a handful, found by `indexOf`).
+ */
+function openersAtMost(text: string, max: number): boolean {
+  let count = 0;
+  for (const opener of ['{', '[']) {
+    for (let at = text.indexOf(opener); at !== -1; at = text.indexOf(opener, at + 1))
+      if (++count > max) return false;
+  }
+  return true;
 }
