@@ -9,14 +9,18 @@ import type { HandleResult } from './sink.js';
  * been applied, with what the tracker made of them.
  */
 export class InputOutcome implements Settler {
-  private readonly results: HandleResult[] = [];
+  // Most inputs are one event: its answer is kept apart, and the list made for a second.
+  private first: HandleResult | undefined;
+  private rest: HandleResult[] | undefined;
   private refused: (TrackOutcome | undefined)[] | undefined;
   private pending = 0;
   private offering = true;
+  private answer: HandleResult | undefined;
 
   constructor(
     private readonly dialect: DialectName | 'unknown',
-    private readonly extra: Partial<HandleResult>,
+    /** The runtime's own name for the input, added to its answer. */
+    private readonly sourceType: string | undefined,
     private readonly count: (result: HandleResult) => void,
   ) {}
 
@@ -27,7 +31,8 @@ export class InputOutcome implements Settler {
 
   /** What the offer of event `index` answered. */
   offered(index: number, result: HandleResult, held: boolean): void {
-    this.results[index] = result;
+    if (index === 0) this.first = result;
+    else (this.rest ??= [])[index - 1] = result;
     if (!held) this.pending -= 1;
   }
 
@@ -46,14 +51,24 @@ export class InputOutcome implements Settler {
     return result;
   }
 
+  /** The answer, made once every event has been offered and again only if one was refused since. */
   private result(): HandleResult {
+    if (this.answer !== undefined && this.refused === undefined) return this.answer;
     const refused = this.refused;
+    const offered =
+      this.first === undefined
+        ? []
+        : this.rest === undefined
+          ? [this.first]
+          : [this.first, ...this.rest];
     const results =
       refused === undefined
-        ? this.results
-        : this.results.map((r, i) => (refused[i] === undefined ? r : { ...r, ...refused[i] }));
+        ? offered
+        : offered.map((r, i) => (refused[i] === undefined ? r : { ...r, ...refused[i] }));
     const combined = combine(results, this.dialect);
-    return this.extra.sourceType === undefined ? combined : { ...combined, ...this.extra };
+    this.answer =
+      this.sourceType === undefined ? combined : { ...combined, sourceType: this.sourceType };
+    return this.answer;
   }
 }
 

@@ -279,10 +279,10 @@ export function createBridgeSink(
   const applyAll = (
     events: readonly AgentEvent[],
     dialect: DialectName | 'unknown',
-    extra: Partial<HandleResult>,
+    sourceType: string | undefined,
     counted: (result: HandleResult) => HandleResult = count,
   ): HandleResult => {
-    const input = new InputOutcome(dialect, extra, counted);
+    const input = new InputOutcome(dialect, sourceType, counted);
     const eventDialect = dialect === 'unknown' ? 'native' : dialect;
     for (let i = 0; i < events.length; i += 1) apply(events[i]!, eventDialect, input, i);
     return input.finish();
@@ -305,7 +305,7 @@ export function createBridgeSink(
         ...source,
       });
     }
-    return applyAll(result.events, dialect, source);
+    return applyAll(result.events, dialect, source.sourceType);
   };
 
   const streams = new Map<string, LineDecoder>();
@@ -339,7 +339,7 @@ export function createBridgeSink(
           message: path === '' ? message : `${path}: ${message}`,
         });
       }
-      return applyAll([event], 'native', {});
+      return applyAll([event], 'native', undefined);
     },
     handleJson(line, dialect = config.dialect) {
       let stream = streams.get(dialect);
@@ -365,7 +365,7 @@ export function createBridgeSink(
     },
     restoreRun(events, dialect) {
       // Counted once already, where they were first taken.
-      applyAll(events, dialect, {}, (result) => result);
+      applyAll(events, dialect, undefined, (result) => result);
     },
     markFinished(runId) {
       safely(() => tracker.markFinished(runId));
