@@ -2,7 +2,6 @@ import { detectResources, envDetector, resourceFromAttributes } from '@opentelem
 import { OTLPMetricExporter as OTLPMetricExporterJson } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPTraceExporter as OTLPTraceExporterJson } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as OTLPTraceExporterProto } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPMetricExporter as OTLPMetricExporterGrpc } from '@opentelemetry/exporter-metrics-otlp-grpc';
 import { OTLPTraceExporter as OTLPTraceExporterGrpc } from '@opentelemetry/exporter-trace-otlp-grpc';
 import {
@@ -18,6 +17,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
+import { OtlpProtoTraceExporter } from './otlp-proto-trace-exporter.js';
 import { samplerFromEnv } from './sampler-choice.js';
 import { randomUUID } from 'node:crypto';
 import type { Env } from '../config.js';
@@ -158,7 +158,7 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
 function otlpTraceExporter(env: Env): SpanExporter {
   const protocol = resolveProtocol(env, 'TRACES');
   if (protocol === 'grpc') return new OTLPTraceExporterGrpc();
-  return protocol === 'http/json' ? new OTLPTraceExporterJson() : new OTLPTraceExporterProto();
+  return protocol === 'http/json' ? new OTLPTraceExporterJson() : new OtlpProtoTraceExporter();
 }
 
 /** The metric exporters the environment names (a list: every one gets a reader). */
