@@ -31,7 +31,7 @@ export function annotate(ctx: TrackerContext, run: RunRecord, event: Annotation)
       case 'model_call':
         return run.iteration ?? run;
       case 'tool':
-        return (event.callId === undefined ? undefined : run.tools.get(event.callId)) ?? run;
+        return (event.callId === undefined ? undefined : run.tools?.get(event.callId)) ?? run;
     }
   })();
   if (event.event !== undefined) {

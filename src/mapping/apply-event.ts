@@ -87,7 +87,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
       annotate(ctx, run, event);
       return ACCEPTED;
     case 'ToolExecutionStarted': {
-      if (run.tools.has(event.callId) || run.finishedTools.has(event.callId)) {
+      if (run.tools?.has(event.callId) === true || run.finishedTools.has(event.callId)) {
         return rejected(
           'duplicate',
           'tool_already_started',

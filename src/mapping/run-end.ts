@@ -45,7 +45,8 @@ export function endTool(
     [S.ATTR_GEN_AI_TOOL_NAME]: tool.name,
     [S.ATTR_AGENT_TOOL_OUTCOME]: outcome,
   });
-  run.tools.delete(tool.callId);
+  run.tools?.delete(tool.callId);
+  if (run.tools?.size === 0) run.tools = undefined;
   run.finishedTools.add(tool.callId);
 }
 
@@ -67,7 +68,7 @@ export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): 
   if (run.chat !== undefined)
     closeChat(run, run.chat, { time: end, incomplete: true, errorType: failedType });
   for (const chat of run.chats) finalizeChat(ctx, run, chat, end);
-  for (const tool of [...run.tools.values()]) {
+  for (const tool of [...(run.tools?.values() ?? [])]) {
     if (failedType !== undefined) tool.span.setStatus({ code: SpanStatusCode.ERROR });
     endTool(ctx, run, tool, end, 'incomplete', failedType);
   }

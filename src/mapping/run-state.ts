@@ -82,7 +82,8 @@ export interface RunRecord extends SpanBudget, MutableModel {
   pendingMessageCount: number | undefined;
   highestIteration: number;
   iterationCount: number;
-  readonly tools: Map<string, ToolRecord>;
+  /** Tool executions in progress by call id; none while no tool runs. */
+  tools: Map<string, ToolRecord> | undefined;
   readonly finishedTools: Set<string>;
   /** Captured tool arguments by call id (content capture only). */
   toolArguments: Map<string, string> | undefined;

@@ -225,7 +225,7 @@ export class RunTracker {
       pendingMessageCount: undefined,
       highestIteration: -1,
       iterationCount: 0,
-      tools: new Map(),
+      tools: undefined,
       finishedTools: new Set(),
       toolArguments: undefined,
       inputTokens: undefined,

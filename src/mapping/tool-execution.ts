@@ -13,7 +13,7 @@ import type { TrackerContext } from './tracker-context.js';
 
 /** A rejection when the run already has `maxToolsPerRun` tool spans (bounds memory per run). */
 export function toolLimit(ctx: TrackerContext, run: RunRecord): ApplyOutcome | undefined {
-  if (run.tools.size + run.finishedTools.size < ctx.maxToolsPerRun) return undefined;
+  if ((run.tools?.size ?? 0) + run.finishedTools.size < ctx.maxToolsPerRun) return undefined;
   ctx.limitHit(
     'limit_tools',
     `run ${run.runId} reached ${ctx.maxToolsPerRun} tool executions; further ones are rejected`,
@@ -60,7 +60,7 @@ export function startTool(
     name,
     start: time,
   };
-  run.tools.set(callId, tool);
+  (run.tools ??= new Map()).set(callId, tool);
   return tool;
 }
 
@@ -77,7 +77,7 @@ export function finishTool(
       `tool call ${event.callId} already finished`,
     );
   }
-  let tool = run.tools.get(event.callId);
+  let tool = run.tools?.get(event.callId);
   if (tool === undefined) {
     const limited = toolLimit(ctx, run);
     if (limited !== undefined) return limited;
