@@ -1,4 +1,5 @@
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { ConnectionWatch } from '../sources/broker-source.js';
 import { partitionOfEvent } from './partition-of.js';
@@ -43,11 +44,18 @@ export function createNatsRouter(options: RouterOptions): Router {
         const consumer = await js.consumers.get(options.stream, options.group);
         const watch = new ConnectionWatch('NATS JetStream', options.report);
         while (!stopping.signal.aborted) {
+          const messages: JsMsg[] = [];
+          let pullError: unknown;
           try {
             const batch = await consumer.fetch({ max_messages: options.batchSize, expires: 1000 });
-            const messages = [];
             for await (const message of batch) messages.push(message);
             watch.ok();
+          } catch (error) {
+            // What arrived before the pull failed is routed all the same (left unrouted, it would
+            // come back only after the ack wait, behind newer events of its runs).
+            pullError = error;
+          }
+          try {
             // Published in order over one connection; each acknowledged once its copy is stored.
             await Promise.all(
               messages.map(async (message) => {
@@ -60,8 +68,9 @@ export function createNatsRouter(options: RouterOptions): Router {
               }),
             );
           } catch (error) {
-            await watch.failed(error, stopping.signal);
+            pullError ??= error;
           }
+          if (pullError !== undefined) await watch.failed(pullError, stopping.signal);
         }
       } finally {
         await nc.drain().catch(() => undefined);

@@ -86,15 +86,52 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
     async run(onMessage, canPull) {
       if (nc === undefined) throw new Error('open() first');
       const consumer = await jetstream(nc).consumers.get(options.stream, options.durable);
-      const toDelivery = (message: JsMsg): Delivery => ({
-        ack: () => message.ack(),
-        nak: (delay) => message.nak(delay),
-        keepAlive: () => message.working(),
-        // Handed to another owner of the consumer: redelivered at once, ahead of newer messages,
-        // and still counted as pending, so the new owner collects them and applies them in
-        // stream order first (no wait for the ack wait).
-        release: () => message.nak(0),
-      });
+      const jsm = await jetstreamManager(nc);
+      // Messages handed over and not yet acknowledged or given back.
+      let held = 0;
+      const toDelivery = (message: JsMsg): Delivery => {
+        held += 1;
+        let settled = false;
+        const settle = () => {
+          if (settled) return;
+          settled = true;
+          held -= 1;
+        };
+        return {
+          ack: () => {
+            settle();
+            message.ack();
+          },
+          nak: (delay) => {
+            settle();
+            message.nak(delay);
+          },
+          keepAlive: () => message.working(),
+          // Handed to another owner of the consumer: redelivered at once, ahead of newer
+          // messages, and still counted as pending, so the new owner collects them and applies
+          // them in stream order first (no wait for the ack wait).
+          release: () => {
+            settle();
+            message.nak(0);
+          },
+        };
+      };
+      /**
+       * After a failed pull: messages the server sent into it and this process never read count
+       * as delivered and come back only after the ack wait, while newer ones would flow at once
+       * and be applied first (the lost ones then late, their spans missing). When the server
+       * holds more messages for this consumer than were handed over here, wait out the ack wait:
+       * the server redelivers ahead of newer messages, and every run stays in order.
+       */
+      const awaitLostInFlight = async () => {
+        const info = await jsm.consumers.info(options.stream, options.durable);
+        const lost = info.num_ack_pending - held;
+        if (lost <= 0) return;
+        options.report?.(
+          `${lost} message(s) sent into a failed pull never arrived; waiting ${(options.ackWaitMillis / 1000).toFixed(1)} s (the ack wait) for their redelivery before newer messages`,
+        );
+        await pause(options.ackWaitMillis + 250, stopping.signal);
+      };
       if (pendingAtStart > 0) {
         // A previous instance died holding messages. The server redelivers them only after the ack
         // wait, while newer messages flow at once; collect until every pending message has come
@@ -124,12 +161,17 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           onMessage(message.string(), toDelivery(message));
         }
       }
+      let pullFailed = false;
       while (!stopping.signal.aborted) {
         if (!canPull()) {
           await pause(50, stopping.signal);
           continue;
         }
         try {
+          if (pullFailed) {
+            await awaitLostInFlight();
+            pullFailed = false;
+          }
           const batch = await consumer.fetch({ max_messages: options.batchSize, expires: 1000 });
           for await (const message of batch) {
             watch.ok();
@@ -137,8 +179,10 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
             if (stopping.signal.aborted) batch.stop();
           }
         } catch (error) {
-          // The server restarted or the connection dropped: the client reconnects by itself, and
-          // the durable consumer resumes where its acknowledgements left it.
+          // The server restarted, the connection dropped or heartbeats were missed: the client
+          // reconnects by itself, and the durable consumer resumes where its acknowledgements
+          // left it, once what was lost in flight is back.
+          pullFailed = true;
           await watch.failed(error, stopping.signal);
         }
       }
