@@ -63,19 +63,31 @@ async function answer(batch: RequestBatch): Promise<LineOutcome[]> {
   return outcomes;
 }
 
+async function handle(message: ToServeWorker): Promise<void> {
+  if (message.type === 'limit') {
+    backend.intake.limitHit(message.limit, message.message);
+  } else if (message.type === 'end') {
+    clearInterval(timer);
+    const { stats, delivered } = await backend.close();
+    post({ type: 'finished', stats, delivered });
+  } else {
+    let outcomes: LineOutcome[];
+    try {
+      outcomes = await answer(message);
+    } catch {
+      // The sink never throws; should anything else, the request is still answered.
+      outcomes = message.text.map(() => ({
+        outcome: 'rejected',
+        reason: 'internal_error',
+        message: 'internal error while mapping; see diagnostics',
+      }));
+    }
+    post({ type: 'answer', id: message.id, outcomes, status: backend.status() });
+  }
+}
+
 let queue: Promise<void> = Promise.resolve();
 port.on('message', (message: ToServeWorker) => {
   // One message after another, in the order the main thread sent them.
-  queue = queue.then(async () => {
-    if (message.type === 'limit') {
-      backend.intake.limitHit(message.limit, message.message);
-    } else if (message.type === 'end') {
-      clearInterval(timer);
-      const { stats, delivered } = await backend.close();
-      post({ type: 'finished', stats, delivered });
-    } else {
-      const outcomes = await answer(message);
-      post({ type: 'answer', id: message.id, outcomes, status: backend.status() });
-    }
-  });
+  queue = queue.then(() => handle(message));
 });
