@@ -1,13 +1,9 @@
 // One ingest worker thread: its own sink, tracker and export pipeline for the runs the main thread
 // routes to it (a run's lines always to the same worker).
 import { parentPort, workerData } from 'node:worker_threads';
-import { createBridgeSink } from '../sink.js';
 import type { EventStream } from '../sink.js';
 import type { InputDialect } from '../dialects/detect.js';
-import { DeliveryTally } from '../telemetry/delivery-tally.js';
-import { resolveExporterName } from '../telemetry/exporter-choice.js';
-import { startTelemetry } from '../telemetry/index.js';
-import { exportHoldMillis } from './delivery.js';
+import { startExportingSink } from './exporting-sink.js';
 import type { FromWorker, Rejected, ToWorker, Unknown, WorkerSetup } from './worker-protocol.js';
 
 const FLUSH_EVERY_LINES = 4096;
@@ -15,23 +11,8 @@ const FLUSH_EVERY_LINES = 4096;
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
 const env = setup.env;
-// Spans are owed to a collector only when traces are exported at all.
-const delivery = new DeliveryTally(resolveExporterName(env, 'OTEL_TRACES_EXPORTER') === 'otlp');
-const telemetry = startTelemetry({
-  env,
-  exportListener: delivery,
-  holdThroughOutageMillis: exportHoldMillis(env),
-});
-const sink = createBridgeSink({
-  onRunEnd: (run) => delivery.runEnded(run),
-  tracerProvider: telemetry.tracerProvider,
-  meterProvider: telemetry.meterProvider,
-  env,
+const { sink, telemetry, delivery } = startExportingSink(env, setup.options, {
   countWindowsInEvents: true,
-  ...(setup.options.agentName === undefined ? {} : { agentName: setup.options.agentName }),
-  ...(setup.options.captureContent === undefined
-    ? {}
-    : { captureContent: setup.options.captureContent }),
 });
 // One stream per input and dialect: an input's lines read before its dialect was known and those
 // read as behest after are apart (behest runs carry their ids; nothing else is split).

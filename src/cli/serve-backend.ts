@@ -1,13 +1,9 @@
 import type { IMetricReader } from '@opentelemetry/sdk-metrics';
-import { createBridgeSink } from '../sink.js';
 import type { SinkStats } from '../sink.js';
 import { sinkIntake } from '../sources/event-intake.js';
 import type { EventIntake } from '../sources/event-intake.js';
-import { DeliveryTally } from '../telemetry/delivery-tally.js';
-import { resolveExporterName } from '../telemetry/exporter-choice.js';
-import { startTelemetry } from '../telemetry/index.js';
 import type { CommonOptions } from './args.js';
-import { exportHoldMillis } from './delivery.js';
+import { startExportingSink } from './exporting-sink.js';
 import type { ExportStatus } from './worker-protocol.js';
 import type { WorkerDelivery } from './worker-results.js';
 
@@ -26,21 +22,7 @@ export function startLocalBackend(
   options: CommonOptions,
   metricReaders: readonly IMetricReader[],
 ): ServeBackend {
-  const delivery = new DeliveryTally(resolveExporterName(env, 'OTEL_TRACES_EXPORTER') === 'otlp');
-  const telemetry = startTelemetry({
-    env,
-    metricReaders,
-    exportListener: delivery,
-    holdThroughOutageMillis: exportHoldMillis(env),
-  });
-  const sink = createBridgeSink({
-    onRunEnd: (run) => delivery.runEnded(run),
-    tracerProvider: telemetry.tracerProvider,
-    meterProvider: telemetry.meterProvider,
-    env,
-    ...(options.agentName === undefined ? {} : { agentName: options.agentName }),
-    ...(options.captureContent === undefined ? {} : { captureContent: options.captureContent }),
-  });
+  const { sink, telemetry, delivery } = startExportingSink(env, options, { metricReaders });
   return {
     intake: sinkIntake(sink),
     status: () => ({ inOutage: delivery.inOutage, backlog: delivery.backlog }),

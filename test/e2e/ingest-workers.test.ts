@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createDemoLines } from '../../src/sources/demo-runs.js';
 import { runCli } from '../helpers/cli.js';
-import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import { startOtlpReceiver, totalCounted } from '../helpers/otlp-receiver.js';
 import type { OtlpSpan } from '../helpers/otlp-protobuf.js';
 import { timelessFingerprint, wireFingerprint } from '../helpers/wire-spans.js';
 
@@ -39,19 +39,13 @@ async function ingest(workers: number) {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_RESOURCE_ATTRIBUTES: 'service.instance.id=ingest-a',
     });
-    const counted = [...receiver.metricsByInstance.values()].map((metrics) =>
-      metrics
-        .filter((m) => m.name === 'agent.runs')
-        .flatMap((m) => m.points)
-        .reduce((t, p) => t + (p.value as number), 0),
-    );
     return {
       result,
       spans: new Set(receiver.spans.map(view)),
       stamped: receiver.spans.filter((x) => STAMPED.has(x.traceId)).length,
       spanCount: receiver.spans.length,
       instances: [...receiver.metricsByInstance.keys()].sort(),
-      counted: counted.reduce((a, b) => a + b, 0),
+      counted: totalCounted(receiver),
     };
   } finally {
     await receiver.close();

@@ -17,9 +17,7 @@ import { NATS_URL, publishToNats, publishToRedis, REDIS_URL } from '../helpers/b
 import { startCli } from '../helpers/cli.js';
 import type { RunningCli } from '../helpers/cli.js';
 import { createHarness } from '../helpers/harness.js';
-import type { OtlpMetric } from '../helpers/otlp-protobuf.js';
-import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
-import type { OtlpReceiver } from '../helpers/otlp-receiver.js';
+import { countedRuns, startOtlpReceiver, totalCounted } from '../helpers/otlp-receiver.js';
 import {
   divergentDuplicates,
   expectedFingerprints,
@@ -163,18 +161,6 @@ function redisTopology(): Topology {
     },
   };
 }
-
-/** `agent.runs` summed over outcomes in one instance's latest (cumulative) metric export. */
-function countedRuns(metrics: readonly OtlpMetric[]): number {
-  return metrics
-    .filter((m) => m.name === 'agent.runs')
-    .flatMap((m) => m.points)
-    .reduce((t, p) => t + (p.value as number), 0);
-}
-
-/** Runs counted by every instance that exported metrics. */
-const totalCounted = (receiver: OtlpReceiver) =>
-  [...receiver.metricsByInstance.values()].reduce((t, m) => t + countedRuns(m), 0);
 
 function runsIn(lines: readonly string[]): number {
   const h = createHarness();

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createDemoLines } from '../../src/sources/demo-runs.js';
 import { runCli, startCli } from '../helpers/cli.js';
-import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import { startOtlpReceiver, totalCounted } from '../helpers/otlp-receiver.js';
 import type { OtlpSpan } from '../helpers/otlp-protobuf.js';
 import { timelessFingerprint, wireFingerprint } from '../helpers/wire-spans.js';
 
@@ -59,12 +59,6 @@ async function serve(workers: number) {
       answers.push({ status: response.status, body: await response.json() });
     }
     const result = await cli.stop('SIGTERM');
-    const counted = [...receiver.metricsByInstance.values()].map((metrics) =>
-      metrics
-        .filter((m) => m.name === 'agent.runs')
-        .flatMap((m) => m.points)
-        .reduce((t, p) => t + (p.value as number), 0),
-    );
     return {
       result,
       answers,
@@ -72,7 +66,7 @@ async function serve(workers: number) {
       spanCount: receiver.spans.length,
       stamped: receiver.spans.filter((s) => STAMPED.has(s.traceId)).length,
       instances: [...receiver.metricsByInstance.keys()].sort(),
-      counted: counted.reduce((a, b) => a + b, 0),
+      counted: totalCounted(receiver),
     };
   } finally {
     await cli.stop('SIGKILL');

@@ -171,3 +171,15 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
       }),
   };
 }
+
+/** `agent.runs` summed over outcomes in one instance's latest (cumulative) metric export. */
+export function countedRuns(metrics: readonly OtlpMetric[]): number {
+  return metrics
+    .filter((m) => m.name === 'agent.runs')
+    .flatMap((m) => m.points)
+    .reduce((t, p) => t + (p.value as number), 0);
+}
+
+/** Runs counted by every instance (process or worker) that exported metrics. */
+export const totalCounted = (receiver: OtlpReceiver): number =>
+  [...receiver.metricsByInstance.values()].reduce((t, m) => t + countedRuns(m), 0);
