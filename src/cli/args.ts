@@ -1,90 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { homedir, hostname } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { INPUT_DIALECTS } from '../dialects/detect.js';
 import type { InputDialect } from '../dialects/detect.js';
-import type { NatsSourceOptions } from '../sources/nats-source.js';
-import type { RedisSourceOptions } from '../sources/redis-source.js';
-import type { RouterOptions } from '../partitions/router.js';
-import type { ConsumeOptions } from './consume.js';
-import type { ServeOptions } from './serve.js';
+import { brokerCommand, routeCommand } from './broker-args.js';
+import type { Command, CommonOptions } from './command.js';
+import { UsageError } from './usage-error.js';
 export { USAGE } from './usage.js';
 import { COMMAND_OPTIONS, isCommandName } from './usage.js';
-import type { CommandName } from './usage.js';
-
-export type OutputMode = 'auto' | 'otlp' | 'terminal';
-
-export interface CommonOptions {
-  readonly dialect: InputDialect;
-  readonly output: OutputMode;
-  readonly agentName: string | undefined;
-  readonly captureContent: boolean | undefined;
-  readonly quiet: boolean;
-  /** Print the summary as one JSON object on stdout instead of text. */
-  readonly json: boolean;
-}
-
-export type Command =
-  | {
-      readonly name: 'ingest';
-      readonly files: readonly string[];
-      readonly strict: boolean;
-      /** Tail the files as they grow (and are rotated) until SIGINT/SIGTERM. */
-      readonly follow: boolean;
-      /** Worker threads mapping and exporting side by side (runs split between them). */
-      readonly workers: number;
-      readonly common: CommonOptions;
-    }
-  | { readonly name: 'demo'; readonly runs: number; readonly common: CommonOptions }
-  | { readonly name: 'validate'; readonly files: readonly string[]; readonly common: CommonOptions }
-  | {
-      readonly name: 'crabtalk';
-      readonly endpoint:
-        { readonly socket: string } | { readonly host: string; readonly port: number };
-      /** Longest the export at SIGINT/SIGTERM may take. */
-      readonly graceMillis: number;
-      readonly common: CommonOptions;
-    }
-  | {
-      readonly name: 'nats';
-      readonly nats: NatsSourceOptions;
-      readonly consume: ConsumeOptions;
-      readonly partitions: PartitionOptions | undefined;
-      readonly common: CommonOptions;
-    }
-  | {
-      readonly name: 'redis';
-      readonly redis: RedisSourceOptions;
-      readonly consume: ConsumeOptions;
-      readonly partitions: PartitionOptions | undefined;
-      readonly common: CommonOptions;
-    }
-  | {
-      readonly name: 'route';
-      readonly broker: 'nats' | 'redis';
-      readonly router: RouterOptions;
-      readonly common: CommonOptions;
-    }
-  | { readonly name: 'serve'; readonly serve: ServeOptions; readonly common: CommonOptions }
-  | { readonly name: 'help'; readonly command?: CommandName }
-  | { readonly name: 'version' };
-
-/** Partitioned consumption: this instance owns some of the stream's partitions (leases). */
-export interface PartitionOptions {
-  readonly partitions: number;
-  /** Consumer processes on this machine, each an instance of its own (`<instance-id>-w<k>`). */
-  readonly workers: number;
-  readonly leaseMillis: number;
-  readonly instanceId: string;
-  /** NATS: the stream holding the partition subjects `<subject>.<p>`. */
-  readonly partitionStream: string;
-}
-
-/** A bad flag: the CLI prints the message on one line and exits 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
 
 export function parseCommand(
   argv: readonly string[],
@@ -239,95 +163,11 @@ export function parseCommand(
         throw new UsageError(`--runs must be a positive integer, got ${values.runs}`);
       return { name, runs, common };
     }
-    case 'route': {
-      const [broker, ...extra] = rest;
-      if (broker !== 'nats' && broker !== 'redis')
-        throw new UsageError(`route needs a broker: route nats|redis, got ${broker ?? 'nothing'}`);
-      if (extra.length > 0)
-        throw new UsageError(`route takes no more arguments, got ${extra.join(' ')}`);
-      if (values.stream === undefined) throw new UsageError('route needs --stream');
-      if (values.partitions === undefined) throw new UsageError('route needs --partitions');
-      if (broker === 'nats' && values.subject === undefined)
-        throw new UsageError('route nats needs --subject');
-      return {
-        name,
-        broker,
-        common,
-        router: {
-          url:
-            values.url ?? (broker === 'nats' ? 'nats://127.0.0.1:4222' : 'redis://127.0.0.1:6379'),
-          stream: values.stream,
-          source: broker === 'nats' ? values.subject! : values.stream,
-          partitions: int('partitions', 1),
-          group: values.group ?? values.durable ?? 'agent-otel-bridge-router',
-          consumer: values.consumer ?? `${hostname()}-${process.pid}`,
-          ackWaitMillis: int(broker === 'nats' ? 'ack-wait-ms' : 'claim-idle-ms', 30_000),
-          batchSize: 256,
-          report: () => undefined,
-        },
-      };
-    }
+    case 'route':
+      return routeCommand(rest, values, common, int);
     case 'nats':
-    case 'redis': {
-      if (rest.length > 0)
-        throw new UsageError(`${name} takes no arguments, got ${rest.join(' ')}`);
-      if (values.stream === undefined) throw new UsageError(`${name} needs --stream`);
-      if (values.workers !== undefined && values.partitions === undefined)
-        throw new UsageError(
-          `${name} --workers needs --partitions: each worker holds partitions of its own`,
-        );
-      const partitions: PartitionOptions | undefined =
-        values.partitions === undefined
-          ? undefined
-          : {
-              partitions: int('partitions', 1),
-              workers: int('workers', 1),
-              leaseMillis: int('lease-ms', 10_000),
-              instanceId: values['instance-id'] ?? `${hostname()}-${process.pid}`,
-              partitionStream: values['partition-stream'] ?? values.stream,
-            };
-      const maxPending = int('max-ack-pending', 100_000);
-      const consume: ConsumeOptions = {
-        scope: name === 'nats' ? (values.subject ?? values.stream) : values.stream,
-        maxPending,
-        endOpenRunsOnShutdown: values['end-open-runs-on-shutdown'] === true,
-        graceMillis: int('grace-ms', 10_000),
-        checkpointEvery: int('checkpoint-every', 1000, 0),
-        partitioned: partitions !== undefined,
-      };
-      if (name === 'nats') {
-        if (values.subject === undefined) throw new UsageError('nats needs --subject');
-        return {
-          name,
-          common,
-          consume,
-          partitions,
-          nats: {
-            url: values.url ?? 'nats://127.0.0.1:4222',
-            stream: values.stream,
-            subject: values.subject,
-            durable: values.durable ?? 'agent-otel-bridge',
-            ackWaitMillis: int('ack-wait-ms', 30_000),
-            maxAckPending: maxPending,
-            batchSize: 256,
-          },
-        };
-      }
-      return {
-        name,
-        common,
-        consume,
-        partitions,
-        redis: {
-          url: values.url ?? 'redis://127.0.0.1:6379',
-          stream: values.stream,
-          group: values.group ?? 'agent-otel-bridge',
-          consumer: values.consumer ?? hostname(),
-          claimIdleMillis: int('claim-idle-ms', 60_000),
-          batchSize: 256,
-        },
-      };
-    }
+    case 'redis':
+      return brokerCommand(name, rest, values, common, int);
     case 'validate':
       if (rest.length === 0)
         throw new UsageError('validate needs at least one FILE (or - for stdin)');

@@ -8,7 +8,7 @@ import { createRedisLeaseStore } from '../partitions/redis-lease-store.js';
 import type { BrokerSource } from '../sources/broker-source.js';
 import { createNatsSource } from '../sources/nats-source.js';
 import { createRedisSource } from '../sources/redis-source.js';
-import type { Command } from './args.js';
+import type { Command } from './command.js';
 import type { ConsumerHooks } from './consume.js';
 
 type BrokerCommand = Extract<Command, { name: 'nats' | 'redis' }>;

@@ -8,7 +8,7 @@ import type { BrokerSource } from '../sources/broker-source.js';
 import { DeliveryLedger } from '../sources/delivery-ledger.js';
 import { startTelemetry } from '../telemetry/index.js';
 import { describeTraceDestination } from '../telemetry/index.js';
-import type { CommonOptions } from './args.js';
+import type { CommonOptions } from './command.js';
 import type { Io } from './pipeline.js';
 import { renderSummary } from './summary.js';
 

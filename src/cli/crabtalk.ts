@@ -2,7 +2,7 @@ import { CrabtalkFeedDecoder } from '../dialects/crabtalk-feed.js';
 import { createBridgeSink } from '../sink.js';
 import { subscribeCrabtalk } from '../sources/crabtalk-socket.js';
 import type { CrabtalkEndpoint } from '../sources/crabtalk-socket.js';
-import type { CommonOptions } from './args.js';
+import type { CommonOptions } from './command.js';
 import { setUpOutput } from './output.js';
 import type { Io } from './pipeline.js';
 import { renderReport } from './report.js';

@@ -5,7 +5,7 @@ import { DeliveryTally } from '../telemetry/delivery-tally.js';
 import { resolveExporterName } from '../telemetry/exporter-choice.js';
 import { startTelemetry } from '../telemetry/index.js';
 import type { Telemetry } from '../telemetry/index.js';
-import type { CommonOptions } from './args.js';
+import type { CommonOptions } from './command.js';
 import { exportHoldMillis } from './delivery.js';
 
 /** A sink with an export pipeline of its own, and the tally of what reached the collector. */

@@ -7,7 +7,7 @@ import {
   describeTraceDestination,
 } from '../telemetry/index.js';
 import type { Telemetry, TelemetryOptions } from '../telemetry/index.js';
-import type { OutputMode } from './args.js';
+import type { OutputMode } from './command.js';
 
 /** Where the CLI's telemetry goes: a collector over OTLP, or a trace tree in the terminal. */
 export type Output =

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { createLineDecoder } from '../dialects/detect.js';
 import type { InputDialect } from '../dialects/detect.js';
 import { describeTraceDestination } from '../telemetry/index.js';
-import type { CommonOptions } from './args.js';
+import type { CommonOptions } from './command.js';
 import { lineOwner } from './line-owner.js';
 import { workerEnv } from './worker-env.js';
 import { mergeStats, sumDelivered } from './worker-results.js';

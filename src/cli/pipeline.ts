@@ -5,7 +5,7 @@ import { DeliveryTally } from '../telemetry/delivery-tally.js';
 import { resolveExporterName } from '../telemetry/exporter-choice.js';
 import { exportHoldMillis } from './delivery.js';
 import type { InputLine } from '../sources/ndjson-lines.js';
-import type { CommonOptions } from './args.js';
+import type { CommonOptions } from './command.js';
 import { setUpOutput } from './output.js';
 import { renderJsonReport, renderReport } from './report.js';
 import { renderProgress } from './summary.js';

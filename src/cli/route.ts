@@ -1,6 +1,6 @@
 import { createNatsRouter } from '../partitions/nats-router.js';
 import { createRedisRouter } from '../partitions/redis-router.js';
-import type { Command } from './args.js';
+import type { Command } from './command.js';
 import type { Io } from './pipeline.js';
 
 /** `route nats|redis`: republishes the runtime's single stream by partition until SIGINT/SIGTERM. */

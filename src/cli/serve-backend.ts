@@ -2,7 +2,7 @@ import type { IMetricReader } from '@opentelemetry/sdk-metrics';
 import type { SinkStats } from '../sink.js';
 import { sinkIntake } from '../sources/event-intake.js';
 import type { EventIntake } from '../sources/event-intake.js';
-import type { CommonOptions } from './args.js';
+import type { CommonOptions } from './command.js';
 import { startExportingSink } from './exporting-sink.js';
 import type { ExportStatus } from './worker-protocol.js';
 import type { WorkerDelivery } from './worker-results.js';

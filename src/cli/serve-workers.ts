@@ -3,7 +3,7 @@ import { createLineDecoder } from '../dialects/detect.js';
 import type { InputDialect, LineDecoder } from '../dialects/detect.js';
 import { MAX_NAMED_STREAMS } from '../sources/event-intake.js';
 import type { LineOutcome } from '../sources/event-intake.js';
-import type { CommonOptions } from './args.js';
+import type { CommonOptions } from './command.js';
 import { lineOwner } from './line-owner.js';
 import type { ServeBackend } from './serve-backend.js';
 import { workerEnv } from './worker-env.js';

@@ -7,7 +7,7 @@ import { describeTraceDestination } from '../telemetry/index.js';
 import { DEFAULT_BSP_MAX_QUEUE_SIZE } from '../telemetry/start-telemetry.js';
 import { EXIT_UNDELIVERED } from './delivery.js';
 import { startLocalBackend } from './serve-backend.js';
-import type { CommonOptions } from './args.js';
+import type { CommonOptions } from './command.js';
 import type { Io } from './pipeline.js';
 import { renderSummary } from './summary.js';
 

@@ -1,6 +1,6 @@
 import type { InputDialect } from '../dialects/detect.js';
 import type { SinkStats } from '../sink.js';
-import type { CommonOptions } from './args.js';
+import type { CommonOptions } from './command.js';
 import type { LineOutcome } from '../sources/event-intake.js';
 
 // What the main thread and the ingest workers tell each other.

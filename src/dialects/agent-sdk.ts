@@ -6,6 +6,7 @@ import { parseRfc3339 } from '../events/hr-time.js';
 import type { Dialect, ParseResult, StreamContext, Verdict } from './parse-result.js';
 import { accepted, ignoredVariant, isRecord, rejectedSchema } from './parse-result.js';
 import { ScopedRuns } from './scoped-runs.js';
+import { askUser, endTool, startTool } from './agent-sdk-tools.js';
 import { defined } from './annotation-values.js';
 import { toRejection } from './zod-issue.js';
 
@@ -20,12 +21,6 @@ import { toRejection } from './zod-issue.js';
 
 /** Errors after which the loop breaks out and sends `done`: the run failed. */
 const LOOP_BREAK = /^(?:Maximum turns|Rate limited after|Server error after|Invalid request)/;
-
-/** The loop's own result text for a tool that waits for the user. */
-const AWAITING = {
-  confirmation: 'Awaiting user confirmation',
-  pin: 'Awaiting PIN verification',
-} as const;
 
 interface Usage {
   input: number;
@@ -105,79 +100,18 @@ class AgentSdkDecoder {
         }
         return this.runs.textDelta(t, text);
       }
-      case 'tool_call_start': {
-        const call = payload as Payload<'tool_call_start'>;
-        const runId = this.runs.current();
-        const events: AgentEvent[] = [
-          ...this.runs.ensureIteration(t),
-          {
-            type: 'ToolCallCompleted',
-            runId,
-            time: t,
-            callId: call.id,
-            toolName: call.name,
-            arguments: call.input,
-          },
-          { type: 'ToolExecutionStarted', runId, time: t, callId: call.id, toolName: call.name },
-        ];
-        if (typeof call.tier === 'string')
-          events.push(
-            this.runs.annotation(
-              t,
-              'tool',
-              undefined,
-              { 'agent_sdk.tool.tier': call.tier },
-              call.id,
-            ),
-          );
-        return events;
-      }
+      case 'tool_call_start':
+        return startTool(this.runs, payload as Payload<'tool_call_start'>, t);
       case 'tool_requires_confirmation':
-      case 'tool_requires_pin': {
-        const ask = payload as Payload<'tool_requires_confirmation'>;
-        const pin = type === 'tool_requires_pin';
-        const event = pin ? 'agent_sdk.tool.pin_required' : 'agent_sdk.tool.confirmation_required';
-        // The tool does not run: the loop answers the model with this result and sends no
-        // `tool_call_end`, so the tool span ends here.
-        return [
-          this.runs.annotation(
-            t,
-            'tool',
-            event,
-            defined({
-              'gen_ai.tool.name': ask.name,
-              'agent_sdk.tool.description': ask.description,
-            }),
-            ask.id,
-          ),
-          {
-            type: 'ToolExecutionFinished',
-            runId: this.runs.current(),
-            time: t,
-            callId: ask.id,
-            toolName: ask.name,
-            result: { ok: false, error: pin ? AWAITING.pin : AWAITING.confirmation },
-          },
-        ];
-      }
-      case 'tool_call_end': {
-        const end = payload as Payload<'tool_call_end'>;
-        const output = end.result.output;
-        const text = typeof output === 'string' ? output : JSON.stringify(output ?? null);
-        return [
-          {
-            type: 'ToolExecutionFinished',
-            runId: this.runs.current(),
-            time: t,
-            callId: end.id,
-            toolName: end.name,
-            result: end.result.success
-              ? { ok: true, output: end.result.data ?? output }
-              : { ok: false, error: text, isOutput: true },
-            durationMs: end.result.duration_ms ?? undefined,
-          },
-        ];
-      }
+      case 'tool_requires_pin':
+        return askUser(
+          this.runs,
+          type,
+          payload as Payload<'tool_requires_confirmation' | 'tool_requires_pin'>,
+          t,
+        );
+      case 'tool_call_end':
+        return endTool(this.runs, payload as Payload<'tool_call_end'>, t);
       case 'turn_complete': {
         const turn = payload as Payload<'turn_complete'>;
         const runId = this.runs.current();

@@ -1,81 +1,31 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { AgentEvent, ToolResult } from '../events/agent-event.js';
-import { parseRfc3339 } from '../events/hr-time.js';
+import {
+  CompactionCircuitOpened,
+  ContextBuilt,
+  DoomLoopDetected,
+  MessageCommitted,
+  ModelStarted,
+  RunCancelled,
+  RunCompleted,
+  RunFailed,
+  RunStarted,
+  TextDelta,
+  ToolCallCompleted,
+  ToolCallDelta,
+  ToolCallStarted,
+  ToolExecutionFinished,
+  ToolExecutionStarted,
+  UsageRecorded,
+} from './behest-schemas.js';
+import type { ToolExecutionResult } from './behest-schemas.js';
 import type { Dialect, ParseResult } from './parse-result.js';
 import { accepted, ignoredVariant, isRecord, rejectedSchema } from './parse-result.js';
+import { quickFields } from './quick-fields.js';
+import type { FieldKind } from './quick-fields.js';
 import { toRejection } from './zod-issue.js';
 
-// behest 0.2.2 serde JSON: externally tagged `{"Variant":{...}}`. Loose objects tolerate
-// fields added by newer versions; `nullish` tolerates optional fields serialized as null.
-
-const Timestamp = z.string().transform((text, ctx) => {
-  const time = parseRfc3339(text);
-  if (time === undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `expected an RFC 3339 timestamp, got "${text.slice(0, 40)}"`,
-    });
-    return z.NEVER;
-  }
-  return time;
-});
-const Count = z.number().int().nonnegative();
-const Id = z.string().min(1);
-const Base = { run_id: Id, timestamp: Timestamp };
-
-const FinishReason = z.union([z.string(), z.looseObject({ unknown: z.string() })]);
-const TokenUsage = z.looseObject({
-  input_tokens: Count.nullish(),
-  output_tokens: Count.nullish(),
-  total_tokens: Count.nullish(),
-  cache_read_input_tokens: Count.nullish(),
-  cache_creation_input_tokens: Count.nullish(),
-});
-// z.object strips unknown keys (tolerated) and keeps the union narrowable.
-const ToolExecutionResult = z.union([
-  z.object({ Success: z.object({ output: z.unknown() }) }),
-  z.object({ Failure: z.object({ error: z.string() }) }),
-]);
-
-const RunStarted = z.looseObject({
-  ...Base,
-  session_id: z.string().nullish(),
-  provider: z.string().nullish(),
-  model: z.string().nullish(),
-});
-const ContextBuilt = z.looseObject({ ...Base, message_count: Count });
-const ModelStarted = z.looseObject({
-  ...Base,
-  provider: z.string().nullish(),
-  model: z.string().nullish(),
-  iteration: Count,
-});
-const TextDelta = z.looseObject({ ...Base, delta: z.string() });
-const ToolCallStarted = z.looseObject({ ...Base, call_id: Id, tool_name: z.string() });
-const ToolCallDelta = z.looseObject({ ...Base, call_id: Id, delta: z.string() });
-const ToolCallCompleted = z.looseObject({
-  ...Base,
-  call: z.looseObject({ id: Id, name: z.string(), arguments: z.unknown() }),
-});
-const ToolExecutionStarted = ToolCallStarted;
-const ToolExecutionFinished = z.looseObject({
-  ...Base,
-  call_id: Id,
-  tool_name: z.string(),
-  result: ToolExecutionResult,
-  duration_ms: Count.nullish(),
-});
-const MessageCommitted = z.looseObject({ ...Base, message_id: z.string().nullish() });
-const UsageRecorded = z.looseObject({ ...Base, usage: TokenUsage });
-const RunCompleted = z.looseObject({
-  ...Base,
-  finish_reason: FinishReason.nullish(),
-  iterations: Count.nullish(),
-});
-const RunFailed = z.looseObject({ ...Base, error: z.string() });
-const RunCancelled = z.looseObject(Base);
-const DoomLoopDetected = z.looseObject({ ...Base, description: z.string() });
-const CompactionCircuitOpened = z.looseObject({ ...Base, consecutive_failures: Count });
+// behest 0.2.2 serde JSON: externally tagged `{"Variant":{...}}` (schemas in behest-schemas.ts).
 
 type Out<S extends z.ZodType> = z.output<S>;
 const opt = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
@@ -261,12 +211,6 @@ interface Variant {
   parse(name: string, payload: unknown, schemaOnly?: boolean): ParseResult;
 }
 
-/**
- * A plain payload field as its schema takes it: `id` a non-empty string, `count` a non-negative
- * integer, `?` also null or absent.
- */
-type FieldKind = 'id' | 'string' | 'string?' | 'count' | 'count?';
-
 function variant<S extends z.ZodType>(
   schema: S,
   convert: (payload: Out<S>) => AgentEvent,
@@ -282,48 +226,6 @@ function variant<S extends z.ZodType>(
         ? accepted(name, convert(parsed.data))
         : toRejection(name, parsed.error, name);
     },
-  };
-}
-
-const isCount = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-
-/**
- * The quick check of a payload of plain fields (run id, timestamp and `fields`): the fields the
- * conversion reads, when every one is as the schema wants it; else undefined, and the schema
- * decides (and words the rejection). It accepts nothing the schema rejects and converts to the
- * same event (a differential test holds it to that); it only skips the schema's work for the
- * payloads that are fine, most of them.
- */
-function quickFields(
-  fields: Readonly<Record<string, FieldKind>>,
-): (payload: unknown) => Record<string, unknown> | undefined {
-  const entries = Object.entries(fields);
-  return (payload) => {
-    if (!isRecord(payload)) return undefined;
-    const runId = payload['run_id'];
-    const stamp = payload['timestamp'];
-    if (typeof runId !== 'string' || runId.length === 0 || typeof stamp !== 'string')
-      return undefined;
-    const time = parseRfc3339(stamp);
-    if (time === undefined) return undefined;
-    const out: Record<string, unknown> = { run_id: runId, timestamp: time };
-    for (const [key, kind] of entries) {
-      const value = payload[key];
-      const ok =
-        kind === 'string'
-          ? typeof value === 'string'
-          : kind === 'id'
-            ? typeof value === 'string' && value.length > 0
-            : kind === 'count'
-              ? isCount(value)
-              : kind === 'string?'
-                ? value == null || typeof value === 'string'
-                : value == null || isCount(value);
-      if (!ok) return undefined;
-      out[key] = value;
-    }
-    return out;
   };
 }
 

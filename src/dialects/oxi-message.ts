@@ -1,6 +1,6 @@
 import type { HrTime } from '@opentelemetry/api';
 import type { z } from 'zod';
-import type { AgentEvent } from '../events/agent-event.js';
+import type { AgentEvent, TokenUsage } from '../events/agent-event.js';
 import { ToolCall, toFinishReason } from './oxi-schemas.js';
 import type { Message } from './oxi-schemas.js';
 import { isRecord } from './parse-result.js';
@@ -43,12 +43,7 @@ export function endAssistantMessage(
       type: 'UsageRecorded',
       runId,
       time: t,
-      usage: {
-        inputTokens: usage.input ?? undefined,
-        outputTokens: usage.output ?? undefined,
-        cacheReadInputTokens: usage.cache_read ?? undefined,
-        cacheCreationInputTokens: usage.cache_write ?? undefined,
-      },
+      usage: tokenUsage(usage),
     });
     const cost = usage.cost ?? {};
     if (Object.keys(cost).length > 0) {
@@ -78,4 +73,30 @@ export function endAssistantMessage(
   });
   runs.iterationOpen = false;
   return events;
+}
+
+type MessageUsage = NonNullable<z.output<typeof Message>['usage']>;
+
+/** A message's token counts as the canonical usage. */
+export function tokenUsage(usage: MessageUsage): TokenUsage {
+  return {
+    inputTokens: usage.input ?? undefined,
+    outputTokens: usage.output ?? undefined,
+    cacheReadInputTokens: usage.cache_read ?? undefined,
+    cacheCreationInputTokens: usage.cache_write ?? undefined,
+  };
+}
+
+/** Whether a message's usage counts any tokens. */
+export function hasTokens(usage: MessageUsage | null | undefined): usage is MessageUsage {
+  return (usage?.input ?? 0) > 0 || (usage?.output ?? 0) > 0;
+}
+
+/** The lower-cased type of the last content block of a message snapshot. */
+export function lastBlockType(content: unknown): string | undefined {
+  if (!Array.isArray(content) || content.length === 0) return undefined;
+  const last: unknown = content[content.length - 1];
+  return isRecord(last) && typeof last['type'] === 'string'
+    ? last['type'].toLowerCase()
+    : undefined;
 }

@@ -1,9 +1,10 @@
 import type { HrTime } from '@opentelemetry/api';
-import type { AgentEvent, AnnotationValue } from '../events/agent-event.js';
+import type { AgentEvent } from '../events/agent-event.js';
 import type { Dialect, ParseResult, StreamContext, Verdict } from './parse-result.js';
 import { accepted, ignoredVariant, isRecord, rejectedSchema } from './parse-result.js';
-import { endAssistantMessage } from './oxi-message.js';
+import { endAssistantMessage, hasTokens, lastBlockType, tokenUsage } from './oxi-message.js';
 import { toRunNote } from './oxi-notes.js';
+import { OxiTools } from './oxi-tools.js';
 import { ScopedRuns } from './scoped-runs.js';
 import { NO_OPS, OXI_TYPES, SCHEMAS, SHARED, toFinishReason } from './oxi-schemas.js';
 import type { Payload, Schemas } from './oxi-schemas.js';
@@ -27,7 +28,7 @@ const CLOSING = new Set(['agentEnd', 'complete', 'turnEnd', 'iteration', 'autoRe
 
 class OxiDecoder {
   private readonly runs: ScopedRuns;
-  private readonly toolNames = new Map<string, string>();
+  private readonly tools: OxiTools;
   private sawTextChunk = false;
   /** How the current run was started: the AgentLoop's `agentStart` or the legacy `start`. */
   private legacy = false;
@@ -40,6 +41,7 @@ class OxiDecoder {
 
   constructor(private readonly stream: StreamContext) {
     this.runs = new ScopedRuns('oxi');
+    this.tools = new OxiTools(this.runs);
   }
 
   decode(value: unknown): ParseResult {
@@ -144,7 +146,7 @@ class OxiDecoder {
         const message = (payload as Payload<'messageEnd'>).message;
         if (message.role === 'assistant' && hasTokens(message.usage))
           this.usageTold.add(Math.max(this.runs.iteration, 1));
-        return endAssistantMessage(this.runs, this.toolNames, message, t);
+        return endAssistantMessage(this.runs, this.tools.names, message, t);
       }
       case 'turnEnd': {
         // The turn's assistant message, with its usage: for a turn whose `messageEnd` was missed
@@ -153,7 +155,7 @@ class OxiDecoder {
         const message = end.assistant_message;
         if (message === null || message === undefined || message.role !== 'assistant') return [];
         if (this.runs.iterationOpen)
-          return endAssistantMessage(this.runs, this.toolNames, message, t);
+          return endAssistantMessage(this.runs, this.tools.names, message, t);
         const turn = end.turn_number ?? this.runs.iteration;
         if (this.usageTold.has(turn) || !hasTokens(message.usage)) return [];
         this.usageTold.add(turn);
@@ -163,81 +165,27 @@ class OxiDecoder {
             runId: this.runs.current(),
             time: t,
             iteration: turn,
-            usage: {
-              inputTokens: message.usage?.input ?? undefined,
-              outputTokens: message.usage?.output ?? undefined,
-              cacheReadInputTokens: message.usage?.cache_read ?? undefined,
-              cacheCreationInputTokens: message.usage?.cache_write ?? undefined,
-            },
+            usage: tokenUsage(message.usage),
           },
         ];
       }
-      case 'toolCall': {
-        const call = (payload as Payload<'toolCall'>).tool_call;
-        this.toolNames.set(call.id, call.name);
-        return [
-          ...this.runs.ensureIteration(t),
-          {
-            type: 'ToolCallCompleted',
-            runId: this.runs.current(),
-            time: t,
-            callId: call.id,
-            toolName: call.name,
-            arguments: call.arguments,
-          },
-        ];
-      }
+      case 'toolCall':
+        return this.tools.call(payload as Payload<'toolCall'>, t);
       case 'toolExecutionStart':
-      case 'toolStart': {
-        const start = payload as Payload<'toolExecutionStart'>;
-        const events: AgentEvent[] = [];
-        // Legacy `toolStart` carries the arguments; when no `toolCall` told them, they go here.
-        if (type === 'toolStart' && !this.toolNames.has(start.tool_call_id))
-          events.push(...this.runs.ensureIteration(t), {
-            type: 'ToolCallCompleted',
-            runId: this.runs.current(),
-            time: t,
-            callId: start.tool_call_id,
-            toolName: start.tool_name,
-            arguments: (payload as Payload<'toolStart'>).arguments,
-          });
-        this.toolNames.set(start.tool_call_id, start.tool_name);
-        events.push({
-          type: 'ToolExecutionStarted',
-          runId: this.runs.current(),
-          time: t,
-          callId: start.tool_call_id,
-          toolName: start.tool_name,
-        });
-        const attributes: Record<string, AnnotationValue> = {};
-        if (typeof start.intent === 'string') attributes['oxi.tool.intent'] = start.intent;
-        if (start.context?.kind !== undefined)
-          attributes['oxi.tool.context.kind'] = start.context.kind;
-        if (Object.keys(attributes).length > 0)
-          events.push(this.runs.annotation(t, 'tool', undefined, attributes, start.tool_call_id));
-        return events;
-      }
-      case 'toolExecutionEnd': {
-        const end = payload as Payload<'toolExecutionEnd'>;
-        const failed = end.is_error === true || end.result?.status === 'error';
-        return [this.finishTool(t, end.tool_call_id, end.tool_name, failed, end.result?.content)];
-      }
-      case 'toolComplete': {
-        const { result } = payload as Payload<'toolComplete'>;
-        return [
-          this.finishTool(
-            t,
-            result.tool_call_id,
-            undefined,
-            result.status === 'error',
-            result.content,
-          ),
-        ];
-      }
-      case 'toolError': {
-        const error = payload as Payload<'toolError'>;
-        return [this.finishTool(t, error.tool_call_id, undefined, true, error.error)];
-      }
+      case 'toolStart':
+        return this.tools.start(
+          payload as Payload<'toolExecutionStart'>,
+          type === 'toolStart' ? (payload as Payload<'toolStart'>) : undefined,
+          t,
+        );
+      case 'toolExecutionEnd':
+      case 'toolComplete':
+      case 'toolError':
+        return this.tools.end(
+          type,
+          payload as Payload<'toolExecutionEnd' | 'toolComplete' | 'toolError'>,
+          t,
+        );
       case 'usage':
         return [this.usage(this.runs.current(), t, payload)];
       case 'agentEnd':
@@ -266,25 +214,6 @@ class OxiDecoder {
       case 'ttsrInterrupt':
         return []; // run notes, mapped by toRunNote above
     }
-  }
-
-  private finishTool(
-    t: HrTime,
-    callId: string,
-    name: string | undefined,
-    failed: boolean,
-    content: unknown,
-  ): AgentEvent {
-    const toolName = name ?? this.toolNames.get(callId) ?? 'unknown';
-    const text = typeof content === 'string' ? content : JSON.stringify(content ?? null);
-    return {
-      type: 'ToolExecutionFinished',
-      runId: this.runs.current(),
-      time: t,
-      callId,
-      toolName,
-      result: failed ? { ok: false, error: text, isOutput: true } : { ok: true, output: content },
-    };
   }
 
   private usage(runId: string, t: HrTime, usage: Payload<'usage'>): AgentEvent {
@@ -334,26 +263,10 @@ class OxiDecoder {
   private terminal(event: AgentEvent): AgentEvent[] {
     this.ended = event.runId;
     this.runs.end();
-    this.toolNames.clear();
+    this.tools.names.clear();
     this.pendingError = undefined;
     return [event];
   }
-}
-
-/** The lower-cased type of the last content block of a message snapshot. */
-function lastBlockType(content: unknown): string | undefined {
-  if (!Array.isArray(content) || content.length === 0) return undefined;
-  const last: unknown = content[content.length - 1];
-  return isRecord(last) && typeof last['type'] === 'string'
-    ? last['type'].toLowerCase()
-    : undefined;
-}
-
-function hasTokens(
-  usage:
-    { input?: number | null | undefined; output?: number | null | undefined } | null | undefined,
-) {
-  return (usage?.input ?? 0) > 0 || (usage?.output ?? 0) > 0;
 }
 
 function classify(value: unknown): Verdict {

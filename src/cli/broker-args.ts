@@ -1,0 +1,124 @@
+import { hostname } from 'node:os';
+import type { Command, CommonOptions, PartitionOptions } from './command.js';
+import type { ConsumeOptions } from './consume.js';
+import { UsageError } from './usage-error.js';
+
+/** The parsed flags, by name (`--stream` is `stream`). */
+export interface FlagValues {
+  readonly [flag: string]: string | boolean | undefined;
+}
+
+/** Reads an integer flag: `fallback` when absent, a `UsageError` below `least`. */
+export type IntFlag = (flag: string, fallback: number, least?: number) => number;
+
+const text = (values: FlagValues, flag: string): string | undefined => {
+  const value = values[flag];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/** `route nats|redis`: the router's options. */
+export function routeCommand(
+  rest: readonly string[],
+  values: FlagValues,
+  common: CommonOptions,
+  int: IntFlag,
+): Command {
+  const [broker, ...extra] = rest;
+  if (broker !== 'nats' && broker !== 'redis')
+    throw new UsageError(`route needs a broker: route nats|redis, got ${broker ?? 'nothing'}`);
+  if (extra.length > 0)
+    throw new UsageError(`route takes no more arguments, got ${extra.join(' ')}`);
+  const stream = text(values, 'stream');
+  const subject = text(values, 'subject');
+  if (stream === undefined) throw new UsageError('route needs --stream');
+  if (values.partitions === undefined) throw new UsageError('route needs --partitions');
+  if (broker === 'nats' && subject === undefined)
+    throw new UsageError('route nats needs --subject');
+  return {
+    name: 'route',
+    broker,
+    common,
+    router: {
+      url:
+        text(values, 'url') ??
+        (broker === 'nats' ? 'nats://127.0.0.1:4222' : 'redis://127.0.0.1:6379'),
+      stream,
+      source: broker === 'nats' ? subject! : stream,
+      partitions: int('partitions', 1),
+      group: text(values, 'group') ?? text(values, 'durable') ?? 'agent-otel-bridge-router',
+      consumer: text(values, 'consumer') ?? `${hostname()}-${process.pid}`,
+      ackWaitMillis: int(broker === 'nats' ? 'ack-wait-ms' : 'claim-idle-ms', 30_000),
+      batchSize: 256,
+      report: () => undefined,
+    },
+  };
+}
+
+/** `nats` and `redis`: the source's, the consumption's and the partitions' options. */
+export function brokerCommand(
+  name: 'nats' | 'redis',
+  rest: readonly string[],
+  values: FlagValues,
+  common: CommonOptions,
+  int: IntFlag,
+): Command {
+  if (rest.length > 0) throw new UsageError(`${name} takes no arguments, got ${rest.join(' ')}`);
+  const stream = text(values, 'stream');
+  const subject = text(values, 'subject');
+  if (stream === undefined) throw new UsageError(`${name} needs --stream`);
+  if (values.workers !== undefined && values.partitions === undefined)
+    throw new UsageError(
+      `${name} --workers needs --partitions: each worker holds partitions of its own`,
+    );
+  const partitions: PartitionOptions | undefined =
+    values.partitions === undefined
+      ? undefined
+      : {
+          partitions: int('partitions', 1),
+          workers: int('workers', 1),
+          leaseMillis: int('lease-ms', 10_000),
+          instanceId: text(values, 'instance-id') ?? `${hostname()}-${process.pid}`,
+          partitionStream: text(values, 'partition-stream') ?? stream,
+        };
+  const maxPending = int('max-ack-pending', 100_000);
+  const consume: ConsumeOptions = {
+    scope: name === 'nats' ? (subject ?? stream) : stream,
+    maxPending,
+    endOpenRunsOnShutdown: values['end-open-runs-on-shutdown'] === true,
+    graceMillis: int('grace-ms', 10_000),
+    checkpointEvery: int('checkpoint-every', 1000, 0),
+    partitioned: partitions !== undefined,
+  };
+  if (name === 'nats') {
+    if (subject === undefined) throw new UsageError('nats needs --subject');
+    return {
+      name,
+      common,
+      consume,
+      partitions,
+      nats: {
+        url: text(values, 'url') ?? 'nats://127.0.0.1:4222',
+        stream,
+        subject,
+        durable: text(values, 'durable') ?? 'agent-otel-bridge',
+        ackWaitMillis: int('ack-wait-ms', 30_000),
+        maxAckPending: maxPending,
+        batchSize: 256,
+      },
+    };
+  }
+  return {
+    name,
+    common,
+    consume,
+    partitions,
+    redis: {
+      url: text(values, 'url') ?? 'redis://127.0.0.1:6379',
+      stream,
+      group: text(values, 'group') ?? 'agent-otel-bridge',
+      consumer: text(values, 'consumer') ?? hostname(),
+      claimIdleMillis: int('claim-idle-ms', 60_000),
+      batchSize: 256,
+    },
+  };
+}
