@@ -1,8 +1,15 @@
 // Public API: an explicit list.
 export { createAgentOtelSink } from './sink.js';
-export type { AgentOtelSink, EventOutcome, EventStream, HandleResult, SinkStats } from './sink.js';
+export type {
+  AgentOtelSink,
+  EventOutcome,
+  EventStream,
+  HandleResult,
+  SinkStats,
+} from './agent-otel-sink.js';
 export { ConfigError, DEFAULTS, resolveConfig } from './config.js';
-export type { AgentOtelSinkOptions, Env, ResolvedConfig } from './config.js';
+export type { ResolvedConfig } from './config.js';
+export type { AgentOtelSinkOptions, Env } from './sink-options.js';
 export type {
   AgentEvent,
   AgentEventType,

@@ -1,7 +1,7 @@
 import type { DialectName } from './dialects/parse-result.js';
 import type { Settler } from './mapping/reorder-buffer.js';
 import type { TrackOutcome } from './mapping/run-tracker.js';
-import type { HandleResult } from './sink.js';
+import type { HandleResult } from './agent-otel-sink.js';
 
 /**
  * What became of one input (a line, a call of `handle`) that maps to one or more events, some of

@@ -1,82 +1,17 @@
-import { createIdentifierGuard, MAX_IDENTIFIER_LENGTH } from './events/identifiers.js';
-import { nativeEventProblem } from './events/native-event-check.js';
 import { diag, metrics, trace } from '@opentelemetry/api';
+import type { AgentOtelSink, EventOutcome, EventStream, HandleResult } from './agent-otel-sink.js';
 import { resolveConfig } from './config.js';
-import { flushProviders } from './flush-providers.js';
-import type { AgentOtelSinkOptions } from './config.js';
 import { createLineDecoder } from './dialects/detect.js';
 import type { InputDialect, LineDecoder } from './dialects/detect.js';
 import type { DialectName, ParseResult } from './dialects/parse-result.js';
 import { createArrivalClock } from './dialects/stream-clock.js';
 import type { AgentEvent } from './events/agent-event.js';
-import { eventTallyFor } from './mapping/event-tally.js';
-import { createEventsCounter, createInstruments } from './mapping/metrics.js';
-import { boundedInstruments, LabelBudget } from './mapping/label-budget.js';
-import { ReorderBuffer } from './mapping/reorder-buffer.js';
-import { RunTracker } from './mapping/run-tracker.js';
-import type { EvictionReason } from './mapping/run-tracker.js';
+import { nativeEventProblem } from './events/native-event-check.js';
+import { flushProviders } from './flush-providers.js';
 import { InputOutcome } from './input-outcome.js';
-import { truncateChars } from './mapping/content.js';
-import { createLimitReporter } from './mapping/limit-report.js';
-import { createScrubber } from './mapping/scrub.js';
-import { PACKAGE_NAME, PACKAGE_VERSION, SCHEMA_URL } from './version.js';
-
-export type EventOutcome = 'accepted' | 'rejected' | 'ignored' | 'late' | 'duplicate';
-
-/** What the sink did with one input. */
-export interface HandleResult {
-  readonly outcome: EventOutcome;
-  readonly dialect: DialectName | 'unknown';
-  /** Short code (also the `agent_bridge.reason` metric attribute) when not accepted. */
-  readonly reason?: string;
-  /** One human-readable line when not accepted. */
-  readonly message?: string;
-  /** Dotted field path of a schema rejection, e.g. `RunStarted.timestamp`. */
-  readonly path?: string;
-  /** The run the input belonged to, when it could be read. */
-  readonly runId?: string;
-  /** The runtime's own name for the input (`RunStarted`, `messageEnd`, `tool_call_end`, …). */
-  readonly sourceType?: string;
-}
-
-/** One input stream (a file, a request, a conversation): runs without ids are scoped to it. */
-export interface EventStream {
-  /** Parses one line of JSON and maps it. Never throws. */
-  handleJson(line: string): HandleResult;
-  /** The dialect the stream is locked to once auto-detection is sure. */
-  readonly dialect: DialectName | undefined;
-}
-
-export interface SinkStats {
-  readonly events: Readonly<Record<EventOutcome, number>>;
-  readonly runs: { readonly open: number } & Readonly<
-    Record<'completed' | 'failed' | 'cancelled' | 'abandoned', number>
-  >;
-}
-
-export interface AgentOtelSink {
-  /**
-   * Maps one canonical event. Never throws. Unless both reorder windows are 0, the event is held
-   * for its run's time order and the answer is `accepted` (or at once `duplicate`/`late`); what
-   * the tracker then makes of it is counted in `stats()` and `agent_bridge.events`.
-   */
-  handle(event: AgentEvent): HandleResult;
-  /** Parses one line of JSON in a dialect and maps it (one default stream per dialect). Never throws. */
-  handleJson(line: string, dialect?: InputDialect): HandleResult;
-  /** A stream of its own, for inputs whose runtime carries no run ids (oxi, agent-sdk, crabtalk). */
-  openStream(scope: string, dialect?: InputDialect): EventStream;
-  /** Ends every open run as abandoned (e.g. at the end of a finite input). Returns how many. */
-  endOpenRuns(reason?: Extract<EvictionReason, 'end_of_input' | 'shutdown'>): number;
-  /** Counts so far, for progress displays. */
-  stats(): SinkStats;
-  /** Exports what has ended so far through the providers' processors and readers. */
-  flush(): Promise<void>;
-  /**
-   * Ends open runs as abandoned (unless `endOpenRuns: false`: a source that will redeliver their
-   * events keeps them for the next start), stops timers and flushes. Providers stay the caller's.
-   */
-  shutdown(options?: { readonly endOpenRuns?: boolean }): Promise<void>;
-}
+import { createSinkMapping } from './sink-mapping.js';
+import type { AgentOtelSinkOptions } from './sink-options.js';
+import { PACKAGE_NAME } from './version.js';
 
 /** What the bridge's own sources need beyond the public sink (not part of the public API). */
 export interface BridgeSink extends AgentOtelSink {
@@ -130,74 +65,12 @@ export function createBridgeSink(
   const config = resolveConfig(options);
   const tracerProvider = config.tracerProvider ?? trace.getTracerProvider();
   const meterProvider = config.meterProvider ?? metrics.getMeterProvider();
-  const meter = meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION, { schemaUrl: SCHEMA_URL });
-  const created = createInstruments(meter);
-  const tally = eventTallyFor(meterProvider, () => createEventsCounter(meter));
-  const limitHit = createLimitReporter(created.limitsHit, log);
-  const instruments = boundedInstruments(
-    created,
-    new LabelBudget(config.maxMetricLabelValues, () =>
-      limitHit(
-        'metric_label_values',
-        `more than ${config.maxMetricLabelValues} distinct provider, model or tool names: further ones are recorded as _OTHER in metrics`,
-      ),
-    ),
+  const { tracker, buffer, tally, limitHit, scrub, guardIdentifiers } = createSinkMapping(
+    config,
+    tracerProvider,
+    meterProvider,
+    log,
   );
-  const scrub = createScrubber(config.scrubPatterns, {
-    personalData: config.scrubPersonalData,
-  });
-  const guardIdentifiers = createIdentifierGuard(scrub, () =>
-    limitHit(
-      'identifier_length',
-      `an identifier or name was longer than ${MAX_IDENTIFIER_LENGTH} characters and was cut`,
-    ),
-  );
-  const maxLength = config.maxAttributeLength;
-  const tracker = new RunTracker({
-    tracer: tracerProvider.getTracer(PACKAGE_NAME, PACKAGE_VERSION, { schemaUrl: SCHEMA_URL }),
-    instruments,
-    scrub,
-    freeText: (text) => {
-      const scrubbed = scrub(text);
-      if (scrubbed.length <= maxLength) return scrubbed;
-      limitHit(
-        'attribute_length',
-        `a text attribute was longer than ${maxLength} characters and was cut`,
-      );
-      return truncateChars(scrubbed, maxLength);
-    },
-    agentName: config.agentName,
-    parentContext: config.parentContext,
-    captureContent: config.captureContent,
-    latestGenAi: config.genAiConventions === 'latest',
-    maxContentBytes: config.maxContentBytes,
-    idleTimeoutMillis: config.idleTimeoutMillis,
-    maxOpenRuns: config.maxOpenRuns,
-    maxIterationsPerRun: config.maxIterationsPerRun,
-    maxToolsPerRun: config.maxToolsPerRun,
-    maxEventsPerSpan: config.maxEventsPerSpan,
-    maxAttributesPerSpan: config.maxAttributesPerSpan,
-    recentEventKeysPerRun: config.recentEventKeysPerRun,
-    limitHit,
-    finishedRunMemory: config.finishedRunMemory,
-    now: config.now,
-    onRunEnd: config.onRunEnd,
-  });
-  const buffer = new ReorderBuffer(tracker, {
-    holdMillis: config.reorderWindowMillis,
-    holdEvents: config.reorderWindowEvents,
-    maxHeldEvents: config.maxHeldEvents,
-    graceMillis: config.lateGraceMillis,
-    graceByEvents: config.countWindowsInEvents,
-    graceEvents: config.lateGraceEvents,
-    maxOpenRuns: config.maxOpenRuns,
-    seenPerRun: config.recentEventKeysPerRun,
-    now: config.now,
-    limitHit,
-    onError: (event, error) =>
-      log.error(`failed to map ${event.type} of run ${event.runId}`, error),
-  });
-  tracker.onAbandoned = (runId) => buffer.runAbandoned(runId);
   const events: Record<EventOutcome, number> = {
     accepted: 0,
     rejected: 0,

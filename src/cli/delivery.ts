@@ -1,4 +1,4 @@
-import type { Env } from '../config.js';
+import type { Env } from '../sink-options.js';
 import { envInt } from '../config.js';
 
 /** How long an export is held through a collector outage before its data counts as undelivered. */

@@ -1,7 +1,7 @@
 // One ingest worker thread: its own sink, tracker and export pipeline for the runs the main thread
 // routes to it (a run's lines always to the same worker).
 import { parentPort, workerData } from 'node:worker_threads';
-import type { EventStream } from '../sink.js';
+import type { EventStream } from '../agent-otel-sink.js';
 import type { InputDialect } from '../dialects/detect.js';
 import { startExportingSink } from './exporting-sink.js';
 import type { FromWorker, Rejected, ToWorker, Unknown, WorkerSetup } from './worker-protocol.js';

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { Env } from '../config.js';
+import type { Env } from '../sink-options.js';
 import {
   isExportConfigured,
   SpanCollector,

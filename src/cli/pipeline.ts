@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { Env } from '../config.js';
+import type { Env } from '../sink-options.js';
 import { createBridgeSink } from '../sink.js';
 import { DeliveryTally } from '../telemetry/delivery-tally.js';
 import { resolveExporterName } from '../telemetry/exporter-choice.js';

@@ -1,4 +1,4 @@
-import type { SinkStats } from '../sink.js';
+import type { SinkStats } from '../agent-otel-sink.js';
 import type { Output } from './output.js';
 import { renderSummary } from './summary.js';
 import { renderTraceTree } from './trace-tree.js';

@@ -1,5 +1,5 @@
 import type { IMetricReader } from '@opentelemetry/sdk-metrics';
-import type { SinkStats } from '../sink.js';
+import type { SinkStats } from '../agent-otel-sink.js';
 import { sinkIntake } from '../sources/event-intake.js';
 import type { EventIntake } from '../sources/event-intake.js';
 import type { CommonOptions } from './command.js';

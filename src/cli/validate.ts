@@ -1,9 +1,9 @@
 import type { Writable } from 'node:stream';
-import type { Env } from '../config.js';
+import type { Env } from '../sink-options.js';
 import type { InputDialect } from '../dialects/detect.js';
 import type { RunSummary } from '../mapping/tracker-context.js';
 import { createBridgeSink } from '../sink.js';
-import type { HandleResult } from '../sink.js';
+import type { HandleResult } from '../agent-otel-sink.js';
 import type { Input } from './pipeline.js';
 
 export interface ValidateOptions {

@@ -1,5 +1,5 @@
 import type { InputDialect } from '../dialects/detect.js';
-import type { SinkStats } from '../sink.js';
+import type { SinkStats } from '../agent-otel-sink.js';
 import type { CommonOptions } from './command.js';
 import type { LineOutcome } from '../sources/event-intake.js';
 

@@ -1,4 +1,4 @@
-import type { SinkStats } from '../sink.js';
+import type { SinkStats } from '../agent-otel-sink.js';
 
 /** What one worker delivered to the collector. */
 export interface WorkerDelivery {

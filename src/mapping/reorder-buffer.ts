@@ -5,38 +5,13 @@ import { compareHrTime } from '../events/hr-time.js';
 import type { DialectName } from '../dialects/parse-result.js';
 import { AppliedPrints } from './applied-prints.js';
 import { eventFingerprint } from './event-fingerprint.js';
+import { Fifo } from './fifo.js';
 import { compareHeld, pop, push } from './held-heap.js';
 import type { Held, Settler } from './held-heap.js';
 
 export type { Settler } from './held-heap.js';
-import type { LimitHit } from './limit-report.js';
+import type { OfferOutcome, ReorderOptions } from './reorder-options.js';
 import type { RunTracker, TrackOutcome } from './run-tracker.js';
-
-/** How long and how far events are held to be put back into their run's time order. */
-export interface ReorderOptions {
-  /** Wall-clock time an event is held before it may be applied. */
-  readonly holdMillis: number;
-  /** Events of one run held at most; beyond it the earliest is applied at once. */
-  readonly holdEvents: number;
-  /** Held events of all runs at most; beyond it the longest-held run gives up its earliest. */
-  readonly maxHeldEvents: number;
-  /** Wall-clock time a run stays open after its terminal event arrived, for late arrivals. */
-  readonly graceMillis: number;
-  /**
-   * A log read at its own pace (a file, a pipe): the grace period also ends after `graceEvents`
-   * further input events, whichever comes first.
-   */
-  readonly graceByEvents: boolean;
-  readonly graceEvents: number;
-  /** Open runs at most (the tracker's bound): runs in their grace period give way first. */
-  readonly maxOpenRuns: number;
-  /** Fingerprints of a run's events remembered to recognise a redelivered one. */
-  readonly seenPerRun: number;
-  readonly now: () => number;
-  readonly limitHit: LimitHit;
-  /** Told of an error the tracker threw while applying an event (then refused as rejected). */
-  readonly onError: (event: AgentEvent, error: unknown) => void;
-}
 
 interface PendingRun {
   readonly runId: string;
@@ -51,15 +26,6 @@ interface PendingRun {
   /** Fingerprints of the events applied at exactly `appliedUpTo` (at most `seenPerRun`). */
   readonly appliedPrints: AppliedPrints;
 }
-
-/** What the buffer did with an event at once. */
-export type OfferOutcome =
-  | { readonly outcome: 'accepted'; readonly held?: true }
-  | {
-      readonly outcome: 'late' | 'duplicate';
-      readonly reason: string;
-      readonly message: string;
-    };
 
 const HELD: OfferOutcome = { outcome: 'accepted', held: true };
 /** The heap of every run that holds nothing yet (never written: a run makes its own to hold). */
@@ -82,11 +48,9 @@ const NONE_HELD: Held[] = [];
 export class ReorderBuffer {
   private readonly runs = new Map<string, PendingRun>();
   // Arrivals in order (run id and time), to find what has been held long enough.
-  private arrivals: { runId: string; arrivedAt: number }[] = [];
-  private arrivalsHead = 0;
+  private readonly arrivals = new Fifo<{ runId: string; arrivedAt: number }>();
   // Runs whose terminal event arrived, in arrival order of that event.
-  private closing: { run: PendingRun; arrivedAt: number; seq: number }[] = [];
-  private closingHead = 0;
+  private readonly closing = new Fifo<{ run: PendingRun; arrivedAt: number; seq: number }>();
   private seq = 0;
   private heldCount = 0;
 
@@ -207,15 +171,17 @@ export class ReorderBuffer {
   }
 
   private applyHeldSince(holdUntil: number): void {
-    while (this.arrivalsHead < this.arrivals.length) {
-      const arrival = this.arrivals[this.arrivalsHead]!;
+    for (
+      let arrival = this.arrivals.peek();
+      arrival !== undefined;
+      arrival = this.arrivals.peek()
+    ) {
       if (arrival.arrivedAt > holdUntil) break;
-      this.arrivalsHead += 1;
+      this.arrivals.shift();
       const run = this.runs.get(arrival.runId);
       if (run === undefined) continue;
       while (run.heap.length > 0 && run.heap[0]!.arrivedAt <= holdUntil) this.applyNext(run);
     }
-    this.compactArrivals();
   }
 
   /**
@@ -223,9 +189,8 @@ export class ReorderBuffer {
    * ended; only late arrivals are awaited) ends now rather than an open one being abandoned.
    */
   private makeRoom(): void {
-    while (this.runs.size >= this.options.maxOpenRuns && this.closingHead < this.closing.length) {
-      const entry = this.closing[this.closingHead]!;
-      this.closingHead += 1;
+    while (this.runs.size >= this.options.maxOpenRuns && this.closing.length > 0) {
+      const entry = this.closing.shift()!;
       if (this.runs.get(entry.run.runId) !== entry.run) continue;
       this.options.limitHit(
         'open_runs',
@@ -239,16 +204,11 @@ export class ReorderBuffer {
   private closeDue(now: number): void {
     const graceUntil = now - this.options.graceMillis;
     const graceSeq = this.seq - this.options.graceEvents;
-    while (this.closingHead < this.closing.length) {
-      const entry = this.closing[this.closingHead]!;
+    for (let entry = this.closing.peek(); entry !== undefined; entry = this.closing.peek()) {
       if (entry.arrivedAt > graceUntil && !(this.options.graceByEvents && entry.seq <= graceSeq))
         break;
-      this.closingHead += 1;
+      this.closing.shift();
       this.close(entry.run);
-    }
-    if (this.closingHead > 1024 && this.closingHead * 2 > this.closing.length) {
-      this.closing = this.closing.slice(this.closingHead);
-      this.closingHead = 0;
     }
   }
 
@@ -258,10 +218,8 @@ export class ReorderBuffer {
    */
   drain(): void {
     for (const run of [...this.runs.values()]) this.close(run);
-    this.arrivals = [];
-    this.arrivalsHead = 0;
-    this.closing = [];
-    this.closingHead = 0;
+    this.arrivals.clear();
+    this.closing.clear();
   }
 
   /**
@@ -333,22 +291,10 @@ export class ReorderBuffer {
       'held_events',
       `more than ${this.options.maxHeldEvents} events were held for reordering; the longest-held are applied early`,
     );
-    while (
-      this.heldCount > this.options.maxHeldEvents &&
-      this.arrivalsHead < this.arrivals.length
-    ) {
-      const arrival = this.arrivals[this.arrivalsHead]!;
-      this.arrivalsHead += 1;
+    while (this.heldCount > this.options.maxHeldEvents && this.arrivals.length > 0) {
+      const arrival = this.arrivals.shift()!;
       const run = this.runs.get(arrival.runId);
       if (run !== undefined && run.heap.length > 0) this.applyNext(run);
-    }
-    this.compactArrivals();
-  }
-
-  private compactArrivals(): void {
-    if (this.arrivalsHead > 1024 && this.arrivalsHead * 2 > this.arrivals.length) {
-      this.arrivals = this.arrivals.slice(this.arrivalsHead);
-      this.arrivalsHead = 0;
     }
   }
 }

@@ -1,17 +1,16 @@
-import { createNoopMeter, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
-import type { Attributes, Span } from '@opentelemetry/api';
+import { createNoopMeter, TraceFlags } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import type { AgentEvent, TerminalEvent } from '../events/agent-event.js';
 import { isTerminal } from '../events/agent-event.js';
 import { maxHrTime } from '../events/hr-time.js';
 import type { DialectName } from '../dialects/parse-result.js';
 import { applyEvent } from './apply-event.js';
-import { toTraceId } from './ids.js';
 import { agentMetricAttributes, createInstruments } from './metrics.js';
 import { endRun } from './run-end.js';
+import { startRun } from './run-start.js';
 import type { RunEnding } from './run-end.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
-import { SpanKind, startSpan } from './spans.js';
 import type { TrackerContext } from './tracker-context.js';
 import { toRunErrorType } from './error-class.js';
 
@@ -170,69 +169,13 @@ export class RunTracker {
         this.abandon(oldest.value, 'capacity');
       }
     }
-    const parent = this.ctx.parentContext;
-    const parentTraceId = parent === undefined ? undefined : trace.getSpanContext(parent)?.traceId;
-    const traceId = parentTraceId ?? toTraceId(dialect, event.runId);
-    const started = event.type === 'RunStarted' ? event : undefined;
-    const attributes: Attributes = {
-      [S.ATTR_GEN_AI_OPERATION_NAME]: S.GEN_AI_OPERATION_INVOKE_AGENT,
-      [S.ATTR_AGENT_RUN_ID]: event.runId,
-    };
-    const provider =
-      started?.provider ?? (event.type === 'ModelStarted' ? event.provider : undefined);
-    const model = started?.model ?? (event.type === 'ModelStarted' ? event.model : undefined);
-    // The latest conventions keep the provider off the internal invoke_agent span.
-    if (provider !== undefined && this.ctx.latestGenAi !== true)
-      attributes[S.ATTR_GEN_AI_PROVIDER_NAME] = provider;
-    if (model !== undefined) attributes[S.ATTR_GEN_AI_REQUEST_MODEL] = model;
-    if (started?.sessionId !== undefined)
-      attributes[S.ATTR_GEN_AI_CONVERSATION_ID] = started.sessionId;
-    if (this.ctx.agentName !== undefined) attributes[S.ATTR_GEN_AI_AGENT_NAME] = this.ctx.agentName;
-    if (started === undefined) attributes[S.ATTR_AGENT_RUN_SYNTHESIZED] = true;
-    const name =
-      this.ctx.agentName === undefined
-        ? S.GEN_AI_OPERATION_INVOKE_AGENT
-        : `${S.GEN_AI_OPERATION_INVOKE_AGENT} ${this.ctx.agentName}`;
-    const span = startSpan({
-      tracer: this.ctx.tracer,
-      name,
-      kind: SpanKind.INTERNAL,
-      parent: parent ?? ROOT_CONTEXT,
-      traceId,
-      role: 'run',
-      startTime: event.time,
-      attributes,
-      rootTrace: parent === undefined,
-    });
-    const run: RunRecord = {
-      runId: event.runId,
-      traceId,
+    const run = startRun(
+      this.ctx,
+      event,
       dialect,
-      span,
-      eventsTaken: 0,
-      attributesTaken: 0,
-      parent: parent ?? ROOT_CONTEXT,
-      start: event.time,
-      synthesized: started === undefined,
-      provider,
-      model,
-      conversationId: started?.sessionId,
-      lastSeen: event.time,
-      lastActivityMillis: now,
-      iteration: undefined,
-      chat: undefined,
-      chats: [],
-      pendingMessageCount: undefined,
-      highestIteration: -1,
-      iterationCount: 0,
-      tools: undefined,
-      finishedTools: new Set(),
-      toolArguments: undefined,
-      inputTokens: undefined,
-      outputTokens: undefined,
-      sawDoomLoop: false,
-      instruments: this.counted.has(event.runId) ? NO_METRICS : this.ctx.instruments,
-    };
+      now,
+      this.counted.has(event.runId) ? NO_METRICS : this.ctx.instruments,
+    );
     this.runs.set(event.runId, run);
     run.instruments.runsActive.add(1, agentMetricAttributes(this.ctx.agentName));
     return run;

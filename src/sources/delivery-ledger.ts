@@ -1,4 +1,4 @@
-import type { HandleResult } from '../sink.js';
+import type { HandleResult } from '../agent-otel-sink.js';
 import type { RunSummary } from '../mapping/tracker-context.js';
 import type { ExportListener } from '../telemetry/export-watcher.js';
 

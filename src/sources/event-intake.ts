@@ -1,5 +1,6 @@
 import type { InputDialect } from '../dialects/detect.js';
-import type { BridgeSink, EventStream, HandleResult } from '../sink.js';
+import type { BridgeSink } from '../sink.js';
+import type { EventStream, HandleResult } from '../agent-otel-sink.js';
 
 /** A line of a request: its text, or why the reader refused it before parsing. */
 export type IntakeLine =

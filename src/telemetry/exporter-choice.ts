@@ -1,5 +1,5 @@
 import { diag } from '@opentelemetry/api';
-import type { Env } from '../config.js';
+import type { Env } from '../sink-options.js';
 
 export type ExporterName = 'otlp' | 'console' | 'none';
 export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';

@@ -6,7 +6,7 @@ import {
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace';
 import type { Sampler } from '@opentelemetry/sdk-trace';
-import type { Env } from '../config.js';
+import type { Env } from '../sink-options.js';
 
 const log = diag.createComponentLogger({ namespace: 'agent-otel-bridge' });
 

@@ -20,7 +20,7 @@ import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { OtlpProtoTraceExporter } from './otlp-proto-trace-exporter.js';
 import { samplerFromEnv } from './sampler-choice.js';
 import { randomUUID } from 'node:crypto';
-import type { Env } from '../config.js';
+import type { Env } from '../sink-options.js';
 import { AgentRunIdGenerator } from '../mapping/id-generator.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { resolveExporterNames, resolveProtocol } from './exporter-choice.js';
