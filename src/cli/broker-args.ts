@@ -11,6 +11,12 @@ export interface FlagValues {
 /** Reads an integer flag: `fallback` when absent, a `UsageError` below `least`. */
 export type IntFlag = (flag: string, fallback: number, least?: number) => number;
 
+/** Where each broker is looked for when `--url` is not given. */
+const DEFAULT_URL = { nats: 'nats://127.0.0.1:4222', redis: 'redis://127.0.0.1:6379' } as const;
+
+/** A name of this process that no other process on the machine has. */
+const processName = () => `${hostname()}-${process.pid}`;
+
 const text = (values: FlagValues, flag: string): string | undefined => {
   const value = values[flag];
   return typeof value === 'string' ? value : undefined;
@@ -39,14 +45,12 @@ export function routeCommand(
     broker,
     common,
     router: {
-      url:
-        text(values, 'url') ??
-        (broker === 'nats' ? 'nats://127.0.0.1:4222' : 'redis://127.0.0.1:6379'),
+      url: text(values, 'url') ?? DEFAULT_URL[broker],
       stream,
       source: broker === 'nats' ? subject! : stream,
       partitions: int('partitions', 1),
       group: text(values, 'group') ?? text(values, 'durable') ?? 'agent-otel-bridge-router',
-      consumer: text(values, 'consumer') ?? `${hostname()}-${process.pid}`,
+      consumer: text(values, 'consumer') ?? processName(),
       ackWaitMillis: int(broker === 'nats' ? 'ack-wait-ms' : 'claim-idle-ms', 30_000),
       batchSize: 256,
       report: () => undefined,
@@ -77,7 +81,7 @@ export function brokerCommand(
           partitions: int('partitions', 1),
           workers: int('workers', 1),
           leaseMillis: int('lease-ms', 10_000),
-          instanceId: text(values, 'instance-id') ?? `${hostname()}-${process.pid}`,
+          instanceId: text(values, 'instance-id') ?? processName(),
           partitionStream: text(values, 'partition-stream') ?? stream,
         };
   const maxPending = int('max-ack-pending', 100_000);
@@ -97,7 +101,7 @@ export function brokerCommand(
       consume,
       partitions,
       nats: {
-        url: text(values, 'url') ?? 'nats://127.0.0.1:4222',
+        url: text(values, 'url') ?? DEFAULT_URL.nats,
         stream,
         subject,
         durable: text(values, 'durable') ?? 'agent-otel-bridge',
@@ -113,7 +117,7 @@ export function brokerCommand(
     consume,
     partitions,
     redis: {
-      url: text(values, 'url') ?? 'redis://127.0.0.1:6379',
+      url: text(values, 'url') ?? DEFAULT_URL.redis,
       stream,
       group: text(values, 'group') ?? 'agent-otel-bridge',
       consumer: text(values, 'consumer') ?? hostname(),

@@ -62,24 +62,21 @@ export class OxiTools {
     return events;
   }
 
-  /** `toolExecutionEnd`, `toolComplete` or `toolError`: the execution's end. */
-  end(
-    type: 'toolExecutionEnd' | 'toolComplete' | 'toolError',
-    payload: Payload<'toolExecutionEnd' | 'toolComplete' | 'toolError'>,
-    t: HrTime,
-  ): AgentEvent[] {
-    if (type === 'toolExecutionEnd') {
-      const end = payload as Payload<'toolExecutionEnd'>;
-      const failed = end.is_error === true || end.result?.status === 'error';
-      return [this.finish(t, end.tool_call_id, end.tool_name, failed, end.result?.content)];
-    }
-    if (type === 'toolComplete') {
-      const { result } = payload as Payload<'toolComplete'>;
-      return [
-        this.finish(t, result.tool_call_id, undefined, result.status === 'error', result.content),
-      ];
-    }
-    const error = payload as Payload<'toolError'>;
+  /** `toolExecutionEnd` (AgentLoop): failed when `is_error` or the result's status says so. */
+  executionEnd(end: Payload<'toolExecutionEnd'>, t: HrTime): AgentEvent[] {
+    const failed = end.is_error === true || end.result?.status === 'error';
+    return [this.finish(t, end.tool_call_id, end.tool_name, failed, end.result?.content)];
+  }
+
+  /** `toolComplete` (legacy): the result, failed when its status says so. */
+  complete({ result }: Payload<'toolComplete'>, t: HrTime): AgentEvent[] {
+    return [
+      this.finish(t, result.tool_call_id, undefined, result.status === 'error', result.content),
+    ];
+  }
+
+  /** `toolError` (legacy): a failed execution, the error its text. */
+  error(error: Payload<'toolError'>, t: HrTime): AgentEvent[] {
     return [this.finish(t, error.tool_call_id, undefined, true, error.error)];
   }
 

@@ -179,13 +179,11 @@ class OxiDecoder {
           t,
         );
       case 'toolExecutionEnd':
+        return this.tools.executionEnd(payload as Payload<'toolExecutionEnd'>, t);
       case 'toolComplete':
+        return this.tools.complete(payload as Payload<'toolComplete'>, t);
       case 'toolError':
-        return this.tools.end(
-          type,
-          payload as Payload<'toolExecutionEnd' | 'toolComplete' | 'toolError'>,
-          t,
-        );
+        return this.tools.error(payload as Payload<'toolError'>, t);
       case 'usage':
         return [this.usage(this.runs.current(), t, payload)];
       case 'agentEnd':
