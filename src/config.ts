@@ -2,7 +2,7 @@ import { diag } from '@opentelemetry/api';
 import type { Context, MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { INPUT_DIALECTS } from './dialects/detect.js';
 import type { InputDialect } from './dialects/detect.js';
-import { DEFAULT_SCRUB_PATTERNS } from './mapping/scrub.js';
+import { DEFAULT_SCRUB_PATTERNS } from './mapping/privacy/scrub.js';
 import type { RunSummary } from './mapping/tracker-context.js';
 
 import type { AgentOtelSinkOptions, Env } from './sink-options.js';

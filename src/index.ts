@@ -1,12 +1,12 @@
 // Public API: an explicit list.
-export { createAgentOtelSink } from './sink.js';
+export { createAgentOtelSink } from './sink/bridge-sink.js';
 export type {
   AgentOtelSink,
   EventOutcome,
   EventStream,
   HandleResult,
   SinkStats,
-} from './agent-otel-sink.js';
+} from './sink/agent-otel-sink.js';
 export { ConfigError, DEFAULTS, resolveConfig } from './config.js';
 export type { ResolvedConfig } from './config.js';
 export type { AgentOtelSinkOptions, Env } from './sink-options.js';
@@ -37,11 +37,11 @@ export type {
 export { formatHrTime, hrTimeFromMillis, parseRfc3339 } from './events/hr-time.js';
 export { parseLine, INPUT_DIALECTS } from './dialects/detect.js';
 export type { InputDialect, LineResult } from './dialects/detect.js';
-export type { DialectName, ParseResult } from './dialects/parse-result.js';
+export type { DialectName, ParseResult } from './dialects/shared/parse-result.js';
 export type { Annotation, AnnotationValue } from './events/agent-event.js';
-export { BEHEST_VARIANTS } from './dialects/behest.js';
+export { BEHEST_VARIANTS } from './dialects/behest/behest.js';
 export { AgentRunIdGenerator } from './mapping/id-generator.js';
 export { toSpanId, toTraceId } from './mapping/ids.js';
-export { createScrubber, DEFAULT_SCRUB_PATTERNS, REDACTED } from './mapping/scrub.js';
-export type { Scrubber, ScrubberOptions } from './mapping/scrub.js';
+export { createScrubber, DEFAULT_SCRUB_PATTERNS, REDACTED } from './mapping/privacy/scrub.js';
+export type { Scrubber, ScrubberOptions } from './mapping/privacy/scrub.js';
 export type { RunSummary } from './mapping/tracker-context.js';

@@ -1,6 +1,6 @@
 import type { AgentEvent } from '../events/agent-event.js';
 import { nativeEventProblem } from '../events/native-event-check.js';
-import type { DialectName } from '../dialects/parse-result.js';
+import type { DialectName } from '../dialects/shared/parse-result.js';
 
 /**
  * An open run's state, kept in the broker so that its messages can be acknowledged before it

@@ -1,8 +1,8 @@
 import type { Meter } from '@opentelemetry/api';
 import type { AgentEvent } from '../events/agent-event.js';
-import type { DialectName } from '../dialects/parse-result.js';
-import type { BridgeSink } from '../sink.js';
-import type { HandleResult } from '../agent-otel-sink.js';
+import type { DialectName } from '../dialects/shared/parse-result.js';
+import type { BridgeSink } from '../sink/bridge-sink.js';
+import type { HandleResult } from '../sink/agent-otel-sink.js';
 import type { Delivery, DeliveryLedger } from '../sources/delivery-ledger.js';
 import type { CheckpointStore } from './checkpoint-store.js';
 import { compactEvents } from './compact-events.js';

@@ -2,8 +2,8 @@ import type { InputDialect } from '../dialects/detect.js';
 import type { NatsSourceOptions } from '../sources/nats-source.js';
 import type { RedisSourceOptions } from '../sources/redis-source.js';
 import type { RouterOptions } from '../partitions/router.js';
-import type { ConsumeOptions } from './consume.js';
-import type { ServeOptions } from './serve.js';
+import type { ConsumeOptions } from './commands/consume.js';
+import type { ServeOptions } from './commands/serve.js';
 import type { CommandName } from './usage.js';
 
 export type OutputMode = 'auto' | 'otlp' | 'terminal';

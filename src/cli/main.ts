@@ -14,8 +14,8 @@ import { printBridgeDiagnostics } from './diagnostics.js';
 import { commandUsage } from './usage.js';
 import { EXIT_UNDELIVERED } from './delivery.js';
 import { isExportConfigured } from '../telemetry/index.js';
-import { runPipeline } from './pipeline.js';
-import { validate } from './validate.js';
+import { runPipeline } from './commands/ingest.js';
+import { validate } from './commands/validate.js';
 
 /** Exit code of a usage error (bad flags, unreadable input files). */
 const EXIT_USAGE = 2;
@@ -37,7 +37,7 @@ function unreadableFiles(files: readonly string[]): string[] {
   }
   return problems;
 }
-import type { Input, Io } from './pipeline.js';
+import type { Input, Io } from './commands/ingest.js';
 
 /** A source's connection news on stderr, unless `--quiet`. */
 function say(quiet: boolean): (message: string) => void {
@@ -104,7 +104,7 @@ async function main(argv: readonly string[]): Promise<number> {
         );
       const result = parallel
         ? await (
-            await import('./parallel-pipeline.js')
+            await import('./workers/ingest-main.js')
           ).runParallelPipeline(io, command.common, 'ingest', inputs, command.workers)
         : await runPipeline(io, command.common, 'ingest', inputs);
       if (result.undeliveredSpans > 0 || result.metricFailures > 0) return EXIT_UNDELIVERED;
@@ -125,18 +125,18 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     // Long-running modes load their clients (HTTP, Prometheus, NATS, Redis) only when used.
     case 'serve': {
-      const { runServe } = await import('./serve.js');
+      const { runServe } = await import('./commands/serve.js');
       return runServe(io, command.common, command.serve);
     }
     case 'nats':
     case 'redis': {
       if ((command.partitions?.workers ?? 1) > 1) {
-        const { runWorkerProcesses } = await import('./worker-processes.js');
+        const { runWorkerProcesses } = await import('./workers/worker-processes.js');
         return runWorkerProcesses(argv, command.partitions!.workers, say(command.common.quiet));
       }
       const [{ runConsumer }, { brokerCheckpointStore, brokerSource }] = await Promise.all([
-        import('./consume.js'),
-        import('./broker-sources.js'),
+        import('./commands/consume.js'),
+        import('./commands/broker-sources.js'),
       ]);
       return runConsumer(
         io,
@@ -147,11 +147,11 @@ async function main(argv: readonly string[]): Promise<number> {
       );
     }
     case 'route': {
-      const { runRouter } = await import('./route.js');
+      const { runRouter } = await import('./commands/route.js');
       return runRouter(io, command);
     }
     case 'crabtalk': {
-      const { runCrabtalk } = await import('./crabtalk.js');
+      const { runCrabtalk } = await import('./commands/crabtalk.js');
       return runCrabtalk(io, command.common, command.endpoint, command.graceMillis);
     }
     case 'demo': {

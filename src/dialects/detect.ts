@@ -1,16 +1,16 @@
-import { agentSdk } from './agent-sdk.js';
-import { behest } from './behest.js';
-import { crabtalk } from './crabtalk.js';
-import { oxi } from './oxi.js';
+import { agentSdk } from './agent-sdk/agent-sdk.js';
+import { behest } from './behest/behest.js';
+import { crabtalk } from './crabtalk/crabtalk.js';
+import { oxi } from './oxi/oxi.js';
 import type {
   Dialect,
   DialectName,
   ParseResult,
   StreamContext,
   StreamDecoder,
-} from './parse-result.js';
-import { isRecord } from './parse-result.js';
-import { DEFAULT_MAX_JSON_DEPTH, jsonDeeperThan } from './json-depth.js';
+} from './shared/parse-result.js';
+import { isRecord } from './shared/parse-result.js';
+import { DEFAULT_MAX_JSON_DEPTH, jsonDeeperThan } from './shared/json-depth.js';
 
 /** Dialects that can be named on input. `auto` decides from each line's shape. */
 export type InputDialect = 'auto' | Exclude<DialectName, 'native'>;

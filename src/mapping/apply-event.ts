@@ -1,15 +1,20 @@
 import type { AgentEvent } from '../events/agent-event.js';
 import { ACCEPTED, rejected } from './apply-outcome.js';
 import type { ApplyOutcome } from './apply-outcome.js';
-import { toContentAttribute } from './content.js';
-import { agentMetricAttributes } from './metrics.js';
-import { commitMessage, learnRunModel, recordUsage, startIteration } from './model-call.js';
-import { annotate } from './annotate.js';
-import { closeChat, noteOnChat } from './chat-end.js';
-import { takeEvent } from './span-budget.js';
+import { toContentAttribute } from './privacy/content.js';
+import { agentMetricAttributes } from './metrics/instruments.js';
+import {
+  commitMessage,
+  learnRunModel,
+  recordUsage,
+  startIteration,
+} from './spans/iteration-span.js';
+import { annotate } from './spans/annotate.js';
+import { closeChat, noteOnChat } from './spans/chat-span.js';
+import { takeEvent } from './spans/span-budget.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
-import { finishTool, startTool, toolLimit } from './tool-execution.js';
+import { finishTool, startTool, toolLimit } from './spans/tool-span.js';
 import type { TrackerContext } from './tracker-context.js';
 
 export type { ApplyOutcome } from './apply-outcome.js';

@@ -1,7 +1,7 @@
 import type { Attributes, Context, HrTime, Span, SpanContext } from '@opentelemetry/api';
-import type { DialectName } from '../dialects/parse-result.js';
-import type { Instruments } from './metrics.js';
-import type { SpanBudget } from './span-budget.js';
+import type { DialectName } from '../dialects/shared/parse-result.js';
+import type { Instruments } from './metrics/instruments.js';
+import type { SpanBudget } from './spans/span-budget.js';
 
 /**
  * Mutable model identity of a run or call (a lazily opened run learns it later; a runtime may

@@ -3,16 +3,16 @@ import type { Span } from '@opentelemetry/api';
 import type { AgentEvent, TerminalEvent } from '../events/agent-event.js';
 import { isTerminal } from '../events/agent-event.js';
 import { maxHrTime } from '../events/hr-time.js';
-import type { DialectName } from '../dialects/parse-result.js';
+import type { DialectName } from '../dialects/shared/parse-result.js';
 import { applyEvent } from './apply-event.js';
-import { agentMetricAttributes, createInstruments } from './metrics.js';
-import { endRun } from './run-end.js';
-import { startRun } from './run-start.js';
-import type { RunEnding } from './run-end.js';
+import { agentMetricAttributes, createInstruments } from './metrics/instruments.js';
+import { endRun } from './spans/run-end.js';
+import { startRun } from './spans/run-span.js';
+import type { RunEnding } from './spans/run-end.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
 import type { TrackerContext } from './tracker-context.js';
-import { toRunErrorType } from './error-class.js';
+import { toRunErrorType } from './privacy/error-class.js';
 
 /** What the tracker did with one event. */
 export type TrackOutcome =

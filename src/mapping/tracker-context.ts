@@ -1,7 +1,7 @@
 import type { Context, Tracer } from '@opentelemetry/api';
-import type { LimitHit } from './limit-report.js';
-import type { Instruments } from './metrics.js';
-import type { Scrubber } from './scrub.js';
+import type { LimitHit } from './metrics/limit-report.js';
+import type { Instruments } from './metrics/instruments.js';
+import type { Scrubber } from './privacy/scrub.js';
 
 /** A run that ended, as `onRunEnd` reports it. */
 export interface RunSummary {

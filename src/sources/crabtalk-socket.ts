@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
-import { SUBSCRIBE_EVENTS_REQUEST } from '../dialects/crabtalk-feed.js';
+import { SUBSCRIBE_EVENTS_REQUEST } from '../dialects/crabtalk/crabtalk-feed.js';
 
 /** Where the daemon listens. */
 export type CrabtalkEndpoint =

@@ -1,6 +1,6 @@
-import type { HandleResult } from '../agent-otel-sink.js';
+import type { HandleResult } from '../sink/agent-otel-sink.js';
 import type { RunSummary } from '../mapping/tracker-context.js';
-import type { ExportListener } from '../telemetry/export-watcher.js';
+import type { ExportListener } from '../telemetry/export/export-watcher.js';
 
 /** One message from a broker, to be acknowledged once its effects are durable. */
 export interface Delivery {

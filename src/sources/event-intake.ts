@@ -1,6 +1,6 @@
 import type { InputDialect } from '../dialects/detect.js';
-import type { BridgeSink } from '../sink.js';
-import type { EventStream, HandleResult } from '../agent-otel-sink.js';
+import type { BridgeSink } from '../sink/bridge-sink.js';
+import type { EventStream, HandleResult } from '../sink/agent-otel-sink.js';
 
 /** A line of a request: its text, or why the reader refused it before parsing. */
 export type IntakeLine =

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { jsonDeeperThan } from '../dialects/json-depth.js';
+import { jsonDeeperThan } from '../dialects/shared/json-depth.js';
 
 /** A body line: its text, or why it cannot be read. */
 export type BodyLine = { readonly text: string } | { readonly invalid: 'invalid_utf8' };

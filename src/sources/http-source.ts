@@ -3,7 +3,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { INPUT_DIALECTS } from '../dialects/detect.js';
-import { DEFAULT_MAX_JSON_DEPTH } from '../dialects/json-depth.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../dialects/shared/json-depth.js';
 import { ByteBudget, readBody, splitBody } from './http-body.js';
 import type { InputDialect } from '../dialects/detect.js';
 import type { EventIntake, IntakeLine, LineOutcome } from './event-intake.js';

@@ -2,6 +2,6 @@
 export { startTelemetry } from './start-telemetry.js';
 export type { Telemetry, TelemetryOptions } from './start-telemetry.js';
 export { SpanCollector } from './span-collector.js';
-export type { ExportListener } from './export-watcher.js';
+export type { ExportListener } from './export/export-watcher.js';
 export type { CollectedSpan } from './span-collector.js';
 export { describeTraceDestination, isExportConfigured } from './exporter-choice.js';

@@ -17,19 +17,19 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
-import { OtlpProtoTraceExporter } from './otlp-proto-trace-exporter.js';
+import { OtlpProtoTraceExporter } from './otlp/otlp-proto-trace-exporter.js';
 import { samplerFromEnv } from './sampler-choice.js';
 import { randomUUID } from 'node:crypto';
 import type { Env } from '../sink-options.js';
 import { AgentRunIdGenerator } from '../mapping/id-generator.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { resolveExporterNames, resolveProtocol } from './exporter-choice.js';
-import { WatchedMetricExporter, WatchedSpanExporter } from './export-watcher.js';
-import { RetryingMetricExporter, RetryingSpanExporter } from './retrying-export.js';
+import { WatchedMetricExporter, WatchedSpanExporter } from './export/export-watcher.js';
+import { RetryingMetricExporter, RetryingSpanExporter } from './export/retrying-export.js';
 
 /** How much longer than the holding a processor or reader waits for an export. */
 const HELD_EXPORT_MARGIN_MILLIS = 30_000;
-import type { ExportListener } from './export-watcher.js';
+import type { ExportListener } from './export/export-watcher.js';
 
 export interface TelemetryOptions {
   /** Environment to read (`OTEL_*`). Default: `process.env`. */

@@ -1,7 +1,7 @@
 // The progress line of a terminal: how much, how fast, and for a file of known size how far and
 // how long is left.
 import { expect, it } from 'vitest';
-import { renderProgress } from '../../src/cli/summary.js';
+import { renderProgress } from '../../src/cli/output/summary.js';
 
 const stats = {
   events: { accepted: 900, rejected: 3, ignored: 0, late: 0, duplicate: 0 },

@@ -2,7 +2,7 @@
 // it takes (the count of opening brackets, or the character scan).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonDeeperThan } from '../../src/dialects/json-depth.js';
+import { jsonDeeperThan } from '../../src/dialects/shared/json-depth.js';
 
 /** Depth by parsing: the deepest nesting of objects and arrays in a JSON value. */
 function depthOf(value: unknown): number {

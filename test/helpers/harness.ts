@@ -12,8 +12,8 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { AgentRunIdGenerator } from '../../src/index.js';
 import type { AgentOtelSinkOptions } from '../../src/index.js';
 // The harness reaches the sources' entry points too (reject, forgetRun, …).
-import { createBridgeSink } from '../../src/sink.js';
-import type { BridgeSink, BridgeSinkHooks } from '../../src/sink.js';
+import { createBridgeSink } from '../../src/sink/bridge-sink.js';
+import type { BridgeSink, BridgeSinkHooks } from '../../src/sink/bridge-sink.js';
 
 /** A metric reader the test collects from by hand. */
 export class ManualReader extends MetricReader {

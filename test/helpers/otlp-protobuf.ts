@@ -7,8 +7,8 @@ import {
   readFields,
   stringOf,
   varintOf,
-} from '../../src/dialects/protobuf-wire.js';
-import type { Field } from '../../src/dialects/protobuf-wire.js';
+} from '../../src/dialects/crabtalk/protobuf-wire.js';
+import type { Field } from '../../src/dialects/crabtalk/protobuf-wire.js';
 
 export interface OtlpSpan {
   traceId: string;

@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CrabtalkFeedDecoder } from '../../src/dialects/crabtalk-feed.js';
+import { CrabtalkFeedDecoder } from '../../src/dialects/crabtalk/crabtalk-feed.js';
 import { readLines } from '../../src/sources/ndjson-lines.js';
 import type { InputLine } from '../../src/sources/ndjson-lines.js';
 

@@ -11,7 +11,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeTraceRequest } from '../../src/telemetry/otlp-trace-encoder.js';
+import { encodeTraceRequest } from '../../src/telemetry/otlp/otlp-trace-encoder.js';
 import { createHarness } from '../helpers/harness.js';
 
 const hex = (bytes: number) =>

@@ -1,0 +1,111 @@
+import { connect } from '@nats-io/transport-node';
+import type { CheckpointStore } from '../../checkpoints/checkpoint-store.js';
+import { createNatsCheckpointStore } from '../../checkpoints/nats-checkpoint-store.js';
+import { createRedisCheckpointStore } from '../../checkpoints/redis-checkpoint-store.js';
+import { createNatsLeaseStore } from '../../partitions/nats-lease-store.js';
+import { createPartitionedSource } from '../../partitions/partitioned-source.js';
+import { createRedisLeaseStore } from '../../partitions/redis-lease-store.js';
+import type { BrokerSource } from '../../sources/broker-source.js';
+import { createNatsSource } from '../../sources/nats-source.js';
+import { createRedisSource } from '../../sources/redis-source.js';
+import type { Command } from '../command.js';
+import type { ConsumerHooks } from './consume.js';
+
+type BrokerCommand = Extract<Command, { name: 'nats' | 'redis' }>;
+
+/**
+ * The source a `nats` or `redis` command reads: the whole stream, or with `--partitions` the
+ * partitions this instance holds leases on (`<subject>.<p>` with durable `<durable>-p<p>`;
+ * `<key>:<p>` with the same group, claiming what a previous owner left).
+ */
+export function brokerSource(
+  command: BrokerCommand,
+  hooks: ConsumerHooks,
+  report: (message: string) => void,
+): BrokerSource {
+  const partitioned = command.partitions;
+  if (command.name === 'nats') {
+    const nats = { ...command.nats, report };
+    if (partitioned === undefined) return createNatsSource(nats);
+    return createPartitionedSource({
+      partitions: partitioned.partitions,
+      leaseMillis: partitioned.leaseMillis,
+      description: `${nats.url} stream ${partitioned.partitionStream} subjects ${nats.subject}.<0–${partitioned.partitions - 1}> (instance ${partitioned.instanceId})`,
+      keepAliveMillis: Math.max(500, Math.floor(nats.ackWaitMillis / 3)),
+      store: async () =>
+        createNatsLeaseStore({
+          connection: await connect({ servers: nats.url, maxReconnectAttempts: -1 }),
+          bucket: `${nats.durable}-leases`.replace(/[^A-Za-z0-9_-]/g, '_'),
+          instanceId: partitioned.instanceId,
+          leaseMillis: partitioned.leaseMillis,
+        }),
+      partitionSource: (p) =>
+        createNatsSource({
+          ...nats,
+          stream: partitioned.partitionStream,
+          subject: `${nats.subject}.${p}`,
+          durable: `${nats.durable}-p${p}`,
+        }),
+      beforeTake: (p) => hooks.restore(p),
+      beforeRelease: () => hooks.settle(),
+      dropped: (p) => hooks.drop(p),
+      report,
+      meter: hooks.meter,
+    });
+  }
+  const redis = { ...command.redis, report };
+  if (partitioned === undefined) return createRedisSource(redis);
+  return createPartitionedSource({
+    partitions: partitioned.partitions,
+    leaseMillis: partitioned.leaseMillis,
+    description: `${redis.url} streams ${redis.stream}:<0–${partitioned.partitions - 1}> (group ${redis.group}, instance ${partitioned.instanceId})`,
+    keepAliveMillis: undefined,
+    store: () =>
+      createRedisLeaseStore({
+        url: redis.url,
+        prefix: `${redis.stream}:${redis.group}`,
+        instanceId: partitioned.instanceId,
+        leaseMillis: partitioned.leaseMillis,
+      }),
+    partitionSource: (p) =>
+      createRedisSource({
+        ...redis,
+        stream: `${redis.stream}:${p}`,
+        consumer: partitioned.instanceId,
+        // The lease says the previous owner is gone: everything it left pending is ours.
+        claimIdleMillis: 0,
+        createStream: true,
+      }),
+    beforeTake: (p) => hooks.restore(p),
+    beforeRelease: () => hooks.settle(),
+    dropped: (p) => hooks.drop(p),
+    report,
+    meter: hooks.meter,
+  });
+}
+
+/** Open runs' checkpoints and finished markers live this long after their last save. */
+const CHECKPOINT_TTL_MILLIS = 24 * 60 * 60 * 1000;
+
+/**
+ * Where a `nats` or `redis` command keeps its runs' checkpoints: the JetStream KV bucket
+ * `<durable>-runs`; Redis keys `<stream>:<group>:run:<scope>:<run>`.
+ */
+export function brokerCheckpointStore(command: BrokerCommand): () => Promise<CheckpointStore> {
+  if (command.name === 'nats') {
+    const { url, durable } = command.nats;
+    return async () =>
+      createNatsCheckpointStore({
+        connection: await connect({ servers: url, maxReconnectAttempts: -1 }),
+        bucket: `${durable}-runs`.replace(/[^A-Za-z0-9_-]/g, '_'),
+        ttlMillis: CHECKPOINT_TTL_MILLIS,
+      });
+  }
+  const { url, stream, group } = command.redis;
+  return () =>
+    createRedisCheckpointStore({
+      url,
+      prefix: `${stream}:${group}`,
+      ttlMillis: CHECKPOINT_TTL_MILLIS,
+    });
+}

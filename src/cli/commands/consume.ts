@@ -1,0 +1,221 @@
+import type { Meter } from '@opentelemetry/api';
+import type { CheckpointStore } from '../../checkpoints/checkpoint-store.js';
+import { RunCheckpoints } from '../../checkpoints/run-checkpoints.js';
+import { resolveConfig } from '../../config.js';
+import { createBridgeSink } from '../../sink/bridge-sink.js';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../../version.js';
+import type { BrokerSource } from '../../sources/broker-source.js';
+import { DeliveryLedger } from '../../sources/delivery-ledger.js';
+import { startTelemetry } from '../../telemetry/index.js';
+import { describeTraceDestination } from '../../telemetry/index.js';
+import type { CommonOptions } from '../command.js';
+import type { Io } from './ingest.js';
+import { renderSummary } from '../output/summary.js';
+
+export interface ConsumeOptions {
+  /** Stream scope for runtimes without run ids (the subject or key). */
+  readonly scope: string;
+  /** Messages held unacknowledged at most; pulling pauses beyond it. */
+  readonly maxPending: number;
+  /** End open runs as abandoned at shutdown instead of leaving their messages for redelivery. */
+  readonly endOpenRunsOnShutdown: boolean;
+  /** Longest a graceful shutdown may take. */
+  readonly graceMillis: number;
+  /** Checkpoint a run holding this many unacknowledged messages (0: never). */
+  readonly checkpointEvery: number;
+  /** Partitions restore their own checkpoints when taken; otherwise all are restored at start. */
+  readonly partitioned: boolean;
+}
+
+/** Metric export interval for long-running sources: acks wait for it (OTEL_METRIC_EXPORT_INTERVAL wins). */
+const SOURCE_METRIC_EXPORT_INTERVAL_MILLIS = 5000;
+/** Least time between two exports forced by held messages. */
+const PRESSURE_EXPORT_GAP_MILLIS = 500;
+const clock = () => performance.timeOrigin + performance.now();
+
+/**
+ * Consumes a broker until SIGINT/SIGTERM with at-least-once delivery: a message is acknowledged
+ * once its run's spans and a later metric collection have been exported.
+ */
+/** What a partitioned source asks of the consumer when a partition moves away. */
+export interface ConsumerHooks {
+  /** The bridge's own meter (for a source's metrics). */
+  readonly meter: Meter;
+  /** Export now, so that the partition's ended runs are acknowledged before it is handed over. */
+  settle(): Promise<void>;
+  /** Forget the partition's open runs; their messages go to the next owner. */
+  drop(partition: number): void;
+  /** Rebuild the partition's checkpointed runs before its messages are read. */
+  restore(partition: number): Promise<void>;
+}
+
+export async function runConsumer(
+  io: Io,
+  common: CommonOptions,
+  makeSource: (hooks: ConsumerHooks) => BrokerSource,
+  options: ConsumeOptions,
+  checkpointStore?: () => Promise<CheckpointStore>,
+): Promise<number> {
+  const say = (line: string) => {
+    if (!common.quiet) io.stderr.write(`${line}\n`);
+  };
+  let forget: (runId: string) => void = () => undefined;
+  let checkpoints: RunCheckpoints | undefined;
+  const ledger = new DeliveryLedger(
+    {
+      outage: (message) => say(`export outage: ${message}; holding acknowledgements and retrying`),
+      recovered: () => say('export recovered'),
+      forgetRun: (runId) => {
+        forget(runId);
+        checkpoints?.rebuild(runId);
+      },
+      checkpointedRunDurable: (runId) => checkpoints?.durable(runId) ?? Promise.resolve(true),
+    },
+    clock,
+  );
+  const telemetry = startTelemetry({
+    env: io.env,
+    exportListener: ledger,
+    metricExportIntervalMillis: SOURCE_METRIC_EXPORT_INTERVAL_MILLIS,
+  });
+  const sinkOptions = {
+    env: io.env,
+    ...(common.agentName === undefined ? {} : { agentName: common.agentName }),
+    ...(common.captureContent === undefined ? {} : { captureContent: common.captureContent }),
+  };
+  const sink = createBridgeSink(
+    {
+      ...sinkOptions,
+      tracerProvider: telemetry.tracerProvider,
+      meterProvider: telemetry.meterProvider,
+      onRunEnd: (run) => {
+        ledger.runEnded(run);
+        checkpoints?.runEnded(run.runId);
+      },
+    },
+    { onAccepted: (event, dialect) => checkpoints?.accepted(event, dialect) },
+  );
+  forget = (runId) => sink.forgetRun(runId);
+  const stream = sink.openStream(options.scope, common.dialect);
+  const source = makeSource({
+    meter: telemetry.meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION),
+    // Saves under way land before the next owner can read the partition's checkpoints.
+    settle: async () => {
+      await checkpoints?.idle();
+      await telemetry.flush();
+    },
+    drop: (partition) => {
+      for (const runId of ledger.releasePartition(partition)) {
+        sink.dropRun(runId);
+        checkpoints?.drop(runId);
+      }
+    },
+    restore: (partition) => checkpoints?.restore(partition) ?? Promise.resolve(),
+  });
+
+  await source.open();
+  if (options.checkpointEvery > 0 && checkpointStore !== undefined) {
+    const config = resolveConfig(sinkOptions);
+    checkpoints = new RunCheckpoints({
+      store: await checkpointStore(),
+      sink,
+      ledger,
+      everyMessages: options.checkpointEvery,
+      content: { capture: config.captureContent, maxTextChars: config.maxContentBytes },
+      report: say,
+      meter: telemetry.meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION),
+    });
+    if (!options.partitioned) await checkpoints.restore(undefined);
+  }
+  say(`consuming ${source.description}; ${describeTraceDestination(io.env)}`);
+  const started = performance.now();
+  let messages = 0;
+  let exporting = false;
+  let exportedAt = 0;
+  const exportNow = () => {
+    // One at a time, and not more than twice a second (a collector in trouble is not hammered).
+    if (exporting || performance.now() - exportedAt < PRESSURE_EXPORT_GAP_MILLIS) return;
+    exporting = true;
+    telemetry
+      .flush()
+      .catch(() => undefined)
+      .finally(() => {
+        exporting = false;
+        exportedAt = performance.now();
+      });
+  };
+  let pausedOnce = false;
+  const keepAlive =
+    source.keepAliveMillis === undefined
+      ? undefined
+      : setInterval(() => {
+          for (const delivery of ledger.held()) delivery.keepAlive?.();
+        }, source.keepAliveMillis);
+  keepAlive?.unref();
+
+  let stopRequested: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => (stopRequested = resolve));
+  process.once('SIGINT', stopRequested);
+  process.once('SIGTERM', stopRequested);
+  const running = source.run(
+    (text, delivery) => {
+      messages += 1;
+      const result = stream.handleJson(text);
+      if (result.outcome === 'rejected')
+        say(`message ${messages} rejected: ${result.message ?? result.reason ?? ''}`);
+      ledger.settle(delivery, result);
+      checkpoints?.settled(delivery, result);
+    },
+    () => {
+      // Acknowledgements wait for an export of spans and of metrics; with half the allowed
+      // messages held, export now instead of at the next interval, so throughput is bounded by
+      // the collector's round trip, not by the metric export interval.
+      if (ledger.pending >= options.maxPending / 2) exportNow();
+      if (ledger.pending < options.maxPending) return true;
+      if (!pausedOnce) {
+        pausedOnce = true;
+        say(
+          `holding ${ledger.pending} unacknowledged messages (--max-ack-pending ${options.maxPending}): pulling paused until runs finish (said once). A run's messages are held until its spans and metrics are exported, its grace period included: throughput is at most --max-ack-pending / (reorder window + grace + export); raise it, or lower AGENT_OTEL_BRIDGE_LATE_GRACE_MS`,
+        );
+      }
+      return false;
+    },
+  );
+  await Promise.race([stopped, running]);
+
+  // Graceful shutdown: stop taking input, apply what is in hand, flush, acknowledge, close.
+  const deadline = setTimeout(() => {
+    say(
+      `shutdown took longer than ${options.graceMillis} ms; exiting with messages unacknowledged (they will be redelivered)`,
+    );
+    process.exit(0);
+  }, options.graceMillis);
+  deadline.unref();
+  source.stop();
+  await running.catch((error: unknown) =>
+    say(`source stopped: ${error instanceof Error ? error.message : String(error)}`),
+  );
+  if (keepAlive !== undefined) clearInterval(keepAlive);
+  await sink.shutdown({ endOpenRuns: options.endOpenRunsOnShutdown });
+  await telemetry.shutdown();
+  await source.close();
+  await checkpoints?.close();
+  clearTimeout(deadline);
+  if (!common.quiet) {
+    const seconds = (performance.now() - started) / 1000;
+    const lines = renderSummary({
+      command: 'consume',
+      lines: messages,
+      seconds,
+      stats: sink.stats(),
+      destination: describeTraceDestination(io.env),
+    });
+    io.stdout.write(
+      `${[
+        ...lines,
+        `  delivered ${ledger.runsDelivered} runs; acknowledged ${ledger.acknowledged} messages, held ${ledger.pending} unacknowledged for redelivery`,
+      ].join('\n')}\n`,
+    );
+  }
+  return 0;
+}

@@ -1,0 +1,92 @@
+import { CrabtalkFeedDecoder } from '../../dialects/crabtalk/crabtalk-feed.js';
+import { createBridgeSink } from '../../sink/bridge-sink.js';
+import { subscribeCrabtalk } from '../../sources/crabtalk-socket.js';
+import type { CrabtalkEndpoint } from '../../sources/crabtalk-socket.js';
+import type { CommonOptions } from '../command.js';
+import { setUpOutput } from '../output/output.js';
+import type { Io } from './ingest.js';
+import { renderReport } from '../output/report.js';
+import { EXIT_UNDELIVERED } from '../delivery.js';
+import { DeliveryTally } from '../../telemetry/export/delivery-tally.js';
+import { resolveExporterName } from '../../telemetry/exporter-choice.js';
+
+/** `agent-otel-bridge crabtalk`: maps a live daemon feed until SIGINT or SIGTERM. */
+export async function runCrabtalk(
+  io: Io,
+  options: CommonOptions,
+  endpoint: CrabtalkEndpoint,
+  graceMillis: number,
+): Promise<number> {
+  const delivery = new DeliveryTally(
+    resolveExporterName(io.env, 'OTEL_TRACES_EXPORTER') === 'otlp',
+  );
+  const output = await setUpOutput(options.output === 'auto' ? 'otlp' : options.output, io.env, {
+    exportListener: delivery,
+  });
+  const sink = createBridgeSink({
+    onRunEnd: (run) => delivery.runEnded(run),
+    tracerProvider: output.telemetry.tracerProvider,
+    meterProvider: output.telemetry.meterProvider,
+    env: io.env,
+    ...(options.agentName === undefined ? {} : { agentName: options.agentName }),
+    ...(options.captureContent === undefined ? {} : { captureContent: options.captureContent }),
+  });
+  const decoder = new CrabtalkFeedDecoder(Date.now);
+  const started = performance.now();
+  let frames = 0;
+  const say = (line: string) => {
+    if (!options.quiet) io.stderr.write(`${line}\n`);
+  };
+  const subscription = subscribeCrabtalk({
+    endpoint,
+    onStatus: (status) => say(`crabtalk: ${status.message}`),
+    onFrame(bytes) {
+      frames += 1;
+      try {
+        const decoded = decoder.decode(bytes);
+        if (decoded.kind === 'event') {
+          const result = sink.handleParsed(decoded.result, 'crabtalk');
+          if (result.outcome === 'rejected')
+            say(`crabtalk: frame ${frames} rejected: ${result.message ?? result.reason ?? ''}`);
+        } else if (decoded.kind === 'error') {
+          say(`crabtalk: ${decoded.message}`);
+        }
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        sink.reject('malformed_frame', message);
+        say(`crabtalk: frame ${frames} is malformed (${message}); skipped`);
+      }
+    },
+  });
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await subscription.close();
+  // The final export gets --grace-ms: a collector that does not answer must not hold the exit.
+  const exported = (async () => {
+    await sink.shutdown();
+    await output.telemetry.shutdown();
+    return true;
+  })().catch(() => true);
+  const inTime = await Promise.race([
+    exported,
+    new Promise<false>((resolve) => setTimeout(() => resolve(false), graceMillis).unref()),
+  ]);
+  if (!inTime) say(`crabtalk: the final export took longer than ${graceMillis} ms; stopped it`);
+  const result = delivery.result();
+  const undelivered = output.mode === 'otlp' ? result.spans - result.delivered : 0;
+  if (!options.quiet) {
+    const seconds = (performance.now() - started) / 1000;
+    io.stdout.write(
+      renderReport(output, {
+        command: 'crabtalk',
+        lines: frames,
+        seconds,
+        stats: sink.stats(),
+        ...(output.mode === 'otlp' ? { delivered: result } : {}),
+      }),
+    );
+  }
+  return undelivered > 0 ? EXIT_UNDELIVERED : 0;
+}

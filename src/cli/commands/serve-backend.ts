@@ -1,0 +1,35 @@
+import type { IMetricReader } from '@opentelemetry/sdk-metrics';
+import type { SinkStats } from '../../sink/agent-otel-sink.js';
+import { sinkIntake } from '../../sources/event-intake.js';
+import type { EventIntake } from '../../sources/event-intake.js';
+import type { CommonOptions } from '../command.js';
+import { startExportingSink } from '../command-sink.js';
+import type { ExportStatus } from '../workers/worker-protocol.js';
+import type { WorkerDelivery } from '../workers/worker-results.js';
+
+/** What maps and exports `serve`'s requests: a sink on the main thread, or worker threads. */
+export interface ServeBackend {
+  readonly intake: EventIntake;
+  /** The collector's state now, to refuse requests that could not be kept. */
+  status(): ExportStatus;
+  /** Ends open runs as abandoned, exports what is left and says what was delivered. */
+  close(): Promise<{ readonly stats: SinkStats; readonly delivered: WorkerDelivery }>;
+}
+
+/** `serve` on one thread: the sink and the export pipeline beside the HTTP server. */
+export function startLocalBackend(
+  env: Readonly<Record<string, string | undefined>>,
+  options: CommonOptions,
+  metricReaders: readonly IMetricReader[],
+): ServeBackend {
+  const { sink, telemetry, delivery } = startExportingSink(env, options, { metricReaders });
+  return {
+    intake: sinkIntake(sink),
+    status: () => ({ inOutage: delivery.inOutage, backlog: delivery.backlog }),
+    async close() {
+      await sink.shutdown();
+      await telemetry.shutdown().catch(() => undefined);
+      return { stats: sink.stats(), delivered: delivery.result() };
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { startHttpSource } from '../../sources/http-source.js';
+import type { HttpSourceOptions } from '../../sources/http-source.js';
+import { envInt } from '../../config.js';
+import type { Refusal } from '../../sources/http-source.js';
+import { describeTraceDestination } from '../../telemetry/index.js';
+import { DEFAULT_BSP_MAX_QUEUE_SIZE } from '../../telemetry/start-telemetry.js';
+import { EXIT_UNDELIVERED } from '../delivery.js';
+import { startLocalBackend } from './serve-backend.js';
+import type { CommonOptions } from '../command.js';
+import type { Io } from './ingest.js';
+import { renderSummary } from '../output/summary.js';
+
+export interface ServeOptions extends Omit<HttpSourceOptions, 'dialect'> {
+  /** Serve the bridge's metrics for Prometheus to scrape on this port (one worker only). */
+  readonly prometheusPort: number | undefined;
+  /** Worker threads mapping and exporting side by side (runs split between them). */
+  readonly workers: number;
+}
+
+/** `agent-otel-bridge serve`: the HTTP source until SIGINT/SIGTERM (or a worker's death). */
+export async function runServe(
+  io: Io,
+  common: CommonOptions,
+  options: ServeOptions,
+): Promise<number> {
+  const say = (line: string) => {
+    if (!common.quiet) io.stderr.write(`${line}\n`);
+  };
+  const prometheus =
+    options.prometheusPort === undefined
+      ? undefined
+      : new PrometheusExporter({ host: options.host, port: options.prometheusPort });
+  let failure: Error | undefined;
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const backend =
+    options.workers > 1
+      ? (await import('../workers/serve-main.js')).startWorkerBackend(
+          io.env,
+          common,
+          options.workers,
+          (error) => {
+            failure = error;
+            io.stderr.write(`agent-otel-bridge: ${error.message}; stopping\n`);
+            stop();
+          },
+        )
+      : startLocalBackend(io.env, common, prometheus === undefined ? [] : [prometheus]);
+  // Half the span queue: requests are refused well before the queue would drop spans.
+  const maxBacklog = Math.floor(
+    (envInt(io.env, 'OTEL_BSP_MAX_QUEUE_SIZE', 1) ?? DEFAULT_BSP_MAX_QUEUE_SIZE) / 2,
+  );
+  const admission = (): Refusal | undefined => {
+    const status = backend.status();
+    if (status.inOutage)
+      return { reason: 'the collector is not taking spans (retrying)', retryAfterSeconds: 5 };
+    if (status.backlog > maxBacklog)
+      return { reason: `${status.backlog} spans are waiting for export`, retryAfterSeconds: 1 };
+    return undefined;
+  };
+  const maxInFlightBytes = envInt(io.env, 'AGENT_OTEL_BRIDGE_MAX_IN_FLIGHT_BYTES', 1);
+  const http = await startHttpSource(backend.intake, {
+    ...options,
+    dialect: common.dialect,
+    admission,
+    ...(maxInFlightBytes === undefined ? {} : { maxInFlightBytes }),
+  });
+  if (options.tls !== undefined) say('TLS on');
+  say(
+    `listening on ${http.url}/v1/events${options.token === undefined ? '' : ' (bearer token required)'}; ${describeTraceDestination(io.env)}`,
+  );
+  if (prometheus !== undefined)
+    say(`Prometheus metrics on http://${options.host}:${options.prometheusPort}/metrics`);
+  const started = performance.now();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await stopped;
+  await http.close();
+  const { stats, delivered } = await backend.close();
+  const undelivered = delivered.spans - delivered.delivered;
+  if (undelivered > 0 || delivered.metricFailures > 0)
+    io.stderr.write(
+      `agent-otel-bridge: not delivered: ${undelivered} of ${delivered.spans} spans${delivered.metricFailures > 0 ? `, ${delivered.metricFailures} metric export(s)` : ''}\n`,
+    );
+  if (!common.quiet) {
+    const events = Object.values(stats.events).reduce((a, b) => a + b, 0);
+    const seconds = (performance.now() - started) / 1000;
+    io.stdout.write(
+      `${[...renderSummary({ command: 'serve', lines: events, seconds, stats, destination: describeTraceDestination(io.env) }), `  delivered ${delivered.delivered} of ${delivered.spans} spans`].join('\n')}\n`,
+    );
+  }
+  if (failure !== undefined) return 1;
+  return undelivered > 0 || delivered.metricFailures > 0 ? EXIT_UNDELIVERED : 0;
+}

@@ -1,0 +1,62 @@
+import type { SinkStats } from '../../sink/agent-otel-sink.js';
+import type { Output } from './output.js';
+import { renderSummary } from './summary.js';
+import { renderTraceTree } from './trace-tree.js';
+
+/** What the CLI prints at the end: trace trees when there is no collector, then the summary. */
+/** The summary as one JSON object (`--json`): what a script reads instead of the text. */
+export function renderJsonReport(
+  output: Output | { readonly mode: 'otlp'; readonly destination: string },
+  run: {
+    readonly command: string;
+    readonly lines: number;
+    readonly seconds: number;
+    readonly stats: SinkStats;
+    readonly delivered?: {
+      readonly spans: number;
+      readonly delivered: number;
+      readonly metricFailures?: number;
+    };
+  },
+): string {
+  const destination = output.mode === 'otlp' ? output.destination : `terminal (${output.reason})`;
+  return `${JSON.stringify({
+    command: run.command,
+    lines: run.lines,
+    seconds: Number(run.seconds.toFixed(3)),
+    events: run.stats.events,
+    runs: run.stats.runs,
+    export: destination,
+    ...(run.delivered === undefined ? {} : { delivered: run.delivered }),
+  })}\n`;
+}
+
+export function renderReport(
+  output: Output | { readonly mode: 'otlp'; readonly destination: string },
+  run: {
+    readonly command: string;
+    readonly lines: number;
+    readonly seconds: number;
+    readonly stats: SinkStats;
+    /** Spans made and acknowledged by the collector (OTLP output). */
+    readonly delivered?: { readonly spans: number; readonly delivered: number };
+  },
+): string {
+  const out: string[] = [];
+  if (output.mode === 'terminal') {
+    for (const spans of output.collector.collected().values())
+      out.push(...renderTraceTree(spans), '');
+    if (output.collector.skipped > 0)
+      out.push(`(${output.collector.skipped} spans of further traces not shown)`, '');
+  }
+  const destination = output.mode === 'otlp' ? output.destination : `terminal (${output.reason})`;
+  out.push(...renderSummary({ ...run, destination }));
+  if (run.delivered !== undefined)
+    out.push(`  delivered ${run.delivered.delivered} of ${run.delivered.spans} spans`);
+  if (output.mode === 'terminal') {
+    out.push(
+      'To export: start a collector (docker compose up -d) or set OTEL_EXPORTER_OTLP_ENDPOINT=http://HOST:4318',
+    );
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,174 @@
+import { Worker } from 'node:worker_threads';
+import { createLineDecoder } from '../../dialects/detect.js';
+import type { InputDialect } from '../../dialects/detect.js';
+import { describeTraceDestination } from '../../telemetry/index.js';
+import type { CommonOptions } from '../command.js';
+import { lineOwner } from './line-owner.js';
+import { workerEnv } from './worker-env.js';
+import { mergeStats, sumDelivered } from './worker-results.js';
+import type { Input, Io, PipelineResult } from '../commands/ingest.js';
+import { sayIfWrongDialect, sayUndelivered, sayUnknownOnce } from '../commands/ingest.js';
+import { renderJsonReport, renderReport } from '../output/report.js';
+import type { FromWorker, LineBatch, Rejected, WorkerSetup } from './worker-protocol.js';
+
+const BATCH_LINES = 512;
+/** Batches a worker may have in hand before the reader waits for it. */
+const MAX_BATCHES_IN_FLIGHT = 8;
+const MAX_REPORTED_REJECTS = 20;
+
+/**
+ * `ingest --workers N`: the same mapping on N worker threads, each with its own sink and export
+ * pipeline. A line goes to the worker of its run (behest's `run_id`, hashed as partitions are);
+ * runtimes without run ids keep a whole input on one worker (their runs are named within it).
+ */
+export async function runParallelPipeline(
+  io: Io,
+  options: CommonOptions,
+  command: string,
+  inputs: readonly Input[],
+  workerCount: number,
+): Promise<PipelineResult> {
+  const started = performance.now();
+  const workers = Array.from({ length: workerCount }, (_, k) => {
+    const setup: WorkerSetup = {
+      options,
+      env: workerEnv(io.env, k + 1),
+      inputs: inputs.map((i) => i.name),
+    };
+    // The worker's own process.env too: resource detection reads it.
+    const worker = new Worker(new URL('./ingest-worker.js', import.meta.url), {
+      workerData: setup,
+      env: { ...setup.env },
+    });
+    const state = {
+      worker,
+      inFlight: 0,
+      wake: undefined as (() => void) | undefined,
+      batch: emptyBatch(),
+      finished: undefined as Extract<FromWorker, { type: 'finished' }> | undefined,
+      done: undefined as (() => void) | undefined,
+      failed: undefined as Error | undefined,
+    };
+    worker.on('message', (message: FromWorker) => {
+      if (message.type === 'done-batch') {
+        state.inFlight -= 1;
+        report(message.rejected);
+        if (!options.quiet)
+          for (const u of message.unknown)
+            sayUnknownOnce(io, unknownTypes, {
+              where: `${inputs[u.input]?.name ?? '?'}:${u.lineNumber}`,
+              key: u.key,
+              message: u.message,
+            });
+        state.wake?.();
+      } else {
+        state.finished = message;
+        state.done?.();
+      }
+    });
+    worker.on('error', (error: Error) => {
+      state.failed = error;
+      state.wake?.();
+      state.done?.();
+    });
+    return state;
+  });
+  let reported = 0;
+  let rejectedLines = 0;
+  const unknownTypes = new Set<string>();
+  const report = (rejected: readonly Rejected[]) => {
+    rejectedLines += rejected.length;
+    for (const r of rejected) {
+      if (reported++ >= MAX_REPORTED_REJECTS || options.quiet) continue;
+      io.stderr.write(`${inputs[r.input]?.name ?? '?'}:${r.lineNumber}: rejected: ${r.message}\n`);
+    }
+  };
+  const send = async (w: (typeof workers)[number]) => {
+    if (w.batch.text.length === 0) return;
+    while (w.inFlight >= MAX_BATCHES_IN_FLIGHT && w.failed === undefined)
+      await new Promise<void>((resolve) => (w.wake = resolve));
+    if (w.failed !== undefined) throw w.failed;
+    w.inFlight += 1;
+    w.worker.postMessage(w.batch);
+    w.batch = emptyBatch();
+  };
+
+  let lines = 0;
+  const consume = async (input: Input, index: number) => {
+    // Until the input's dialect is known, its lines go to its home worker, which detects it as
+    // one thread would. Once it is behest, every line (the one that told) goes to its run's
+    // worker, read as behest there; other dialects stay whole on the home worker.
+    const home = lineOwner(undefined, input.name, workerCount);
+    const detector =
+      options.dialect === 'auto'
+        ? createLineDecoder('auto', { scope: input.name, arrival: () => [0, 0] })
+        : undefined;
+    let dialect: InputDialect = options.dialect;
+    for await (const line of input.lines) {
+      lines += 1;
+      if (dialect === 'auto' && detector !== undefined && line.ok) {
+        detector.decodeLine(line.text);
+        const locked = detector.dialect;
+        if (locked !== undefined && locked !== 'native') dialect = locked;
+      }
+      const behest = dialect === 'behest';
+      const owner = behest
+        ? lineOwner(line.ok ? line.text : undefined, input.name, workerCount)
+        : home;
+      // The stream a worker reads the line in: behest as such, anything else as given.
+      const hint: InputDialect = behest ? 'behest' : options.dialect;
+      const w = workers[owner]!;
+      const batch = w.batch;
+      batch.dialect.push(hint);
+      if (!line.ok)
+        batch.bad.push({ index: batch.text.length, reason: line.reason, message: line.message });
+      batch.input.push(index);
+      batch.lineNumber.push(line.lineNumber);
+      batch.text.push(line.ok ? line.text : null);
+      if (batch.text.length >= BATCH_LINES) await send(w);
+    }
+  };
+  await Promise.all(inputs.map(consume));
+  for (const w of workers) await send(w);
+  const results = await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise<Extract<FromWorker, { type: 'finished' }>>((resolve, reject) => {
+          w.done = () =>
+            w.finished !== undefined
+              ? resolve(w.finished)
+              : reject(w.failed ?? new Error('an ingest worker ended without its results'));
+          w.worker.postMessage({ type: 'end' });
+        }),
+    ),
+  );
+  await Promise.all(workers.map((w) => w.worker.terminate()));
+
+  const stats = mergeStats(results.map((r) => r.stats));
+  const delivered = sumDelivered(results.map((r) => r.delivered));
+  const destination = describeTraceDestination(io.env);
+  const undeliveredSpans = delivered.spans - delivered.delivered;
+  sayUndelivered(io, { ...delivered, undeliveredSpans, destination });
+  sayIfWrongDialect(io, options, lines, Math.max(rejectedLines, stats.events.rejected));
+  if (reported > MAX_REPORTED_REJECTS && !options.quiet)
+    io.stderr.write(`… and ${reported - MAX_REPORTED_REJECTS} more rejected lines\n`);
+  const run = {
+    command,
+    lines,
+    seconds: (performance.now() - started) / 1000,
+    stats,
+    delivered,
+  };
+  const destinationOutput = { mode: 'otlp', destination } as const;
+  if (options.json) io.stdout.write(renderJsonReport(destinationOutput, run));
+  else if (!options.quiet) io.stdout.write(renderReport(destinationOutput, run));
+  return {
+    rejected: Math.max(rejectedLines, stats.events.rejected),
+    undeliveredSpans,
+    metricFailures: delivered.metricFailures,
+  };
+}
+
+function emptyBatch(): LineBatch {
+  return { type: 'lines', input: [], lineNumber: [], text: [], dialect: [], bad: [] };
+}

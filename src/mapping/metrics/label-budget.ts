@@ -1,0 +1,70 @@
+import type { Attributes, Context, Counter, Histogram, UpDownCounter } from '@opentelemetry/api';
+import type { Instruments } from './instruments.js';
+import * as S from '../semconv.js';
+
+/** Metric attributes whose values come from the runtime (provider, model and tool names). */
+const BOUNDED_KEYS = [
+  S.ATTR_GEN_AI_PROVIDER_NAME,
+  S.ATTR_GEN_AI_REQUEST_MODEL,
+  S.ATTR_GEN_AI_TOOL_NAME,
+] as const;
+
+/**
+ * Keeps the metric series bounded: each runtime-named attribute takes at most `limit` distinct
+ * values; later new ones are recorded as `_OTHER` (spans keep the real name) and counted in
+ * `agent_bridge.limits.hit{agent_bridge.limit="metric_label_values"}`.
+ */
+export class LabelBudget {
+  private readonly seen = new Map<string, Set<string>>(BOUNDED_KEYS.map((k) => [k, new Set()]));
+
+  constructor(
+    private readonly limit: number,
+    private readonly overflow: () => void,
+  ) {}
+
+  /** The attributes with any value beyond the budget replaced by `_OTHER`. */
+  bound(attributes: Attributes | undefined): Attributes | undefined {
+    if (attributes === undefined) return undefined;
+    let out: Attributes | undefined;
+    for (const key of BOUNDED_KEYS) {
+      const value = attributes[key];
+      if (typeof value !== 'string') continue;
+      const seen = this.seen.get(key)!;
+      if (seen.has(value)) continue;
+      if (seen.size < this.limit) {
+        seen.add(value);
+        continue;
+      }
+      this.overflow();
+      (out ??= { ...attributes })[key] = S.ERROR_TYPE_OTHER;
+    }
+    return out ?? attributes;
+  }
+}
+
+/** The instruments, recording through the budget (the bridge's own counters need none). */
+export function boundedInstruments(instruments: Instruments, budget: LabelBudget): Instruments {
+  const counter = <T extends Counter | UpDownCounter>(c: T): T =>
+    ({
+      add: (value: number, attributes?: Attributes, context?: Context) =>
+        c.add(value, budget.bound(attributes), context),
+    }) as T;
+  const histogram = (h: Histogram): Histogram => ({
+    record: (value: number, attributes?: Attributes, context?: Context) =>
+      h.record(value, budget.bound(attributes), context),
+  });
+  return {
+    ...instruments,
+    tokenUsage: histogram(instruments.tokenUsage),
+    operationDuration: histogram(instruments.operationDuration),
+    timeToFirstChunk: histogram(instruments.timeToFirstChunk),
+    invokeAgentDuration: histogram(instruments.invokeAgentDuration),
+    executeToolDuration: histogram(instruments.executeToolDuration),
+    inferenceCalls: histogram(instruments.inferenceCalls),
+    agentToolCalls: histogram(instruments.agentToolCalls),
+    runs: counter(instruments.runs),
+    iterations: histogram(instruments.iterations),
+    toolCalls: counter(instruments.toolCalls),
+    doomLoops: counter(instruments.doomLoops),
+  };
+}

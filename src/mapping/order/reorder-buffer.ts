@@ -1,0 +1,300 @@
+import type { HrTime } from '@opentelemetry/api';
+import type { AgentEvent } from '../../events/agent-event.js';
+import { isTerminal } from '../../events/agent-event.js';
+import { compareHrTime } from '../../events/hr-time.js';
+import type { DialectName } from '../../dialects/shared/parse-result.js';
+import { AppliedPrints } from './applied-prints.js';
+import { eventFingerprint } from './event-fingerprint.js';
+import { Fifo } from './fifo.js';
+import { compareHeld, pop, push } from './held-heap.js';
+import type { Held, Settler } from './held-heap.js';
+
+export type { Settler } from './held-heap.js';
+import type { OfferOutcome, ReorderOptions } from './reorder-options.js';
+import type { RunTracker, TrackOutcome } from '../run-tracker.js';
+
+interface PendingRun {
+  readonly runId: string;
+  /** Held events, a binary min-heap by (time, arrival); `NONE_HELD` until the first is held. */
+  heap: Held[];
+  /** The run's terminal event, applied last when the grace period ends. */
+  terminal: Held | undefined;
+  /** Fingerprints of the held events (terminal included); made when the first is held. */
+  heldPrints: Set<number> | undefined;
+  /** Time of the latest event applied: an event before it can no longer be put in order. */
+  appliedUpTo: HrTime | undefined;
+  /** Fingerprints of the events applied at exactly `appliedUpTo` (at most `seenPerRun`). */
+  readonly appliedPrints: AppliedPrints;
+}
+
+const HELD: OfferOutcome = { outcome: 'accepted', held: true };
+/** The heap of every run that holds nothing yet (never written: a run makes its own to hold). */
+const NONE_HELD: Held[] = [];
+
+/**
+ * Puts each run's events back into the order of their own timestamps before the tracker applies
+ * them, so that a run's trace is a function of the set of its events, not of their arrival order:
+ * - every event is held for `holdMillis` (or until its run holds more than `holdEvents`), then
+ *   applied earliest first — an event displaced by less than that comes back into place, and the
+ *   events before a late `RunStarted` wait for it instead of opening a synthesized root;
+ * - the terminal event is kept aside and applied last, `graceMillis` after it arrived, so that
+ *   what the runtime published just before it (usage, a doom loop, a tool's end) still lands;
+ * - an event identical to one already seen for its run (type, time to the nanosecond, content)
+ *   is a duplicate; equal timestamps alone are normal;
+ * - an event earlier than one already applied is counted as `late` (`reorder_window`), and one
+ *   for a run that has finished after its grace as `late` (`run_finished`).
+ * Memory is bounded: `holdEvents` per run, `maxHeldEvents` in all, `seenPerRun` fingerprints.
+ */
+export class ReorderBuffer {
+  private readonly runs = new Map<string, PendingRun>();
+  // Arrivals in order (run id and time), to find what has been held long enough.
+  private readonly arrivals = new Fifo<{ runId: string; arrivedAt: number }>();
+  // Runs whose terminal event arrived, in arrival order of that event.
+  private readonly closing = new Fifo<{ run: PendingRun; arrivedAt: number; seq: number }>();
+  private seq = 0;
+  private heldCount = 0;
+
+  constructor(
+    private readonly tracker: RunTracker,
+    private readonly options: ReorderOptions,
+  ) {}
+
+  /** Events held now (terminal events included). */
+  get held(): number {
+    return this.heldCount;
+  }
+
+  /** Runs with held events or within their grace period. */
+  get pendingRuns(): number {
+    return this.runs.size;
+  }
+
+  /**
+   * Takes one event of a run. `held` in the answer: the event waits for its turn, and `settle`
+   * is told what became of it then.
+   */
+  offer(event: AgentEvent, dialect: DialectName, settler?: Settler, index = 0): OfferOutcome {
+    const fingerprint = eventFingerprint(event);
+    const finished = this.tracker.afterFinish(event, fingerprint);
+    if (finished !== undefined) return finished as OfferOutcome;
+    let run = this.runs.get(event.runId);
+    if (run === undefined) {
+      this.makeRoom();
+      run = {
+        runId: event.runId,
+        heap: NONE_HELD,
+        terminal: undefined,
+        heldPrints: undefined,
+        appliedUpTo: undefined,
+        appliedPrints: new AppliedPrints(),
+      };
+      this.runs.set(event.runId, run);
+    } else if (run.heldPrints?.has(fingerprint) === true || run.appliedPrints.has(fingerprint)) {
+      return {
+        outcome: 'duplicate',
+        reason: 'duplicate_event',
+        message: `duplicate ${event.type} for run ${event.runId}`,
+      };
+    }
+    const terminal = isTerminal(event);
+    if (
+      !terminal &&
+      run.appliedUpTo !== undefined &&
+      compareHrTime(event.time, run.appliedUpTo) < 0
+    ) {
+      this.options.limitHit(
+        'reorder_window',
+        'an event arrived after later events of its run were applied (a redelivery, or displaced beyond the reorder window); it is counted as late',
+      );
+      return {
+        outcome: 'late',
+        reason: 'reorder_window',
+        message: `${event.type} of run ${event.runId} arrived after later events of the run were applied`,
+      };
+    }
+    const now = this.options.now();
+    const held: Held = {
+      event,
+      dialect,
+      seq: (this.seq += 1),
+      arrivedAt: now,
+      fingerprint,
+      settler,
+      index,
+    };
+    if (terminal) {
+      if (run.terminal === undefined) {
+        this.closing.push({ run, arrivedAt: now, seq: held.seq });
+        this.heldCount += 1;
+      } else if (compareHeld(held, run.terminal) >= 0) {
+        return {
+          outcome: 'late',
+          reason: 'second_terminal',
+          message: `${event.type} for run ${event.runId}, which already ended`,
+        };
+      }
+      // Of two different terminal events, the earlier one ends the run, whichever came first.
+      run.terminal?.settler?.settled(run.terminal.index, {
+        outcome: 'late',
+        reason: 'second_terminal',
+        message: `${run.terminal.event.type} for run ${event.runId}, which ended earlier`,
+      });
+      run.terminal = held;
+      (run.heldPrints ??= new Set()).add(fingerprint);
+      if (this.options.graceByEvents) this.closeDue(now);
+      else if (this.options.graceMillis === 0) this.tick();
+      return HELD;
+    }
+    if (this.options.holdMillis === 0 && run.heap.length === 0) {
+      // Nothing to wait for: applied at once, and the tracker's answer is the caller's.
+      const outcome = this.applied(run, held);
+      if (run.terminal === undefined && !this.tracker.isOpen(run.runId))
+        this.runs.delete(run.runId);
+      return outcome as OfferOutcome;
+    }
+    (run.heldPrints ??= new Set()).add(fingerprint);
+    if (run.heap === NONE_HELD) run.heap = [];
+    push(run.heap, held);
+    this.heldCount += 1;
+    this.arrivals.push({ runId: run.runId, arrivedAt: now });
+    if (run.heap.length > this.options.holdEvents) this.applyNext(run);
+    if (this.heldCount > this.options.maxHeldEvents) this.relieve();
+    if (this.options.graceByEvents) this.closeDue(now);
+    return HELD;
+  }
+
+  /** Applies what has been held long enough and ends runs whose grace period passed. */
+  tick(): void {
+    const now = this.options.now();
+    this.applyHeldSince(now - this.options.holdMillis);
+    this.closeDue(now);
+  }
+
+  private applyHeldSince(holdUntil: number): void {
+    for (
+      let arrival = this.arrivals.peek();
+      arrival !== undefined;
+      arrival = this.arrivals.peek()
+    ) {
+      if (arrival.arrivedAt > holdUntil) break;
+      this.arrivals.shift();
+      const run = this.runs.get(arrival.runId);
+      if (run === undefined) continue;
+      while (run.heap.length > 0 && run.heap[0]!.arrivedAt <= holdUntil) this.applyNext(run);
+    }
+  }
+
+  /**
+   * A new run is coming and the open runs are at their bound: a run in its grace period (it has
+   * ended; only late arrivals are awaited) ends now rather than an open one being abandoned.
+   */
+  private makeRoom(): void {
+    while (this.runs.size >= this.options.maxOpenRuns && this.closing.length > 0) {
+      const entry = this.closing.shift()!;
+      if (this.runs.get(entry.run.runId) !== entry.run) continue;
+      this.options.limitHit(
+        'open_runs',
+        `${this.options.maxOpenRuns} runs are open; ended runs leave their grace period early (maxOpenRuns)`,
+      );
+      this.close(entry.run);
+    }
+  }
+
+  /** Ends the runs whose grace period passed (in wall-clock time, or in input events). */
+  private closeDue(now: number): void {
+    const graceUntil = now - this.options.graceMillis;
+    const graceSeq = this.seq - this.options.graceEvents;
+    for (let entry = this.closing.peek(); entry !== undefined; entry = this.closing.peek()) {
+      if (entry.arrivedAt > graceUntil && !(this.options.graceByEvents && entry.seq <= graceSeq))
+        break;
+      this.closing.shift();
+      this.close(entry.run);
+    }
+  }
+
+  /**
+   * Applies every held event in order and ends the runs whose terminal event arrived (end of
+   * input, shutdown): nothing more is coming, so nothing is worth waiting for.
+   */
+  drain(): void {
+    for (const run of [...this.runs.values()]) this.close(run);
+    this.arrivals.clear();
+    this.closing.clear();
+  }
+
+  /**
+   * The tracker ended a run without its terminal event (idle, capacity, end of input): what is
+   * still held for it can no longer be applied, and is counted as late.
+   */
+  runAbandoned(runId: string): void {
+    const run = this.runs.get(runId);
+    if (run === undefined) return;
+    this.runs.delete(runId);
+    const left = run.terminal === undefined ? run.heap : [...run.heap, run.terminal];
+    this.heldCount -= left.length;
+    for (const held of left) this.settled(run, held);
+  }
+
+  /** Lets a run go (see `RunTracker.discard`): what is held for it is dropped unsettled. */
+  discard(runId: string): void {
+    const run = this.runs.get(runId);
+    if (run === undefined) return;
+    this.runs.delete(runId);
+    this.heldCount -= run.heap.length + (run.terminal === undefined ? 0 : 1);
+  }
+
+  private close(run: PendingRun): void {
+    if (this.runs.get(run.runId) !== run) return;
+    while (run.heap.length > 0) this.applyNext(run);
+    this.runs.delete(run.runId);
+    const terminal = run.terminal;
+    if (terminal === undefined) return;
+    this.heldCount -= 1;
+    this.settled(run, terminal);
+  }
+
+  private applyNext(run: PendingRun): void {
+    const next = pop(run.heap);
+    this.heldCount -= 1;
+    run.heldPrints?.delete(next.fingerprint);
+    this.settled(run, next);
+  }
+
+  /** Applies a held event and settles it. */
+  private settled(run: PendingRun, held: Held): void {
+    const outcome = this.applied(run, held);
+    held.settler?.settled(held.index, outcome);
+  }
+
+  /** Applies an event in its run's order, remembering how far the run got. */
+  private applied(run: PendingRun, held: Held): TrackOutcome {
+    if (run.appliedUpTo === undefined || compareHrTime(held.event.time, run.appliedUpTo) > 0) {
+      run.appliedUpTo = held.event.time;
+      run.appliedPrints.clear();
+    }
+    if (run.appliedPrints.size < this.options.seenPerRun) run.appliedPrints.add(held.fingerprint);
+    try {
+      return this.tracker.track(held.event, held.dialect, held.fingerprint);
+    } catch (error) {
+      this.options.onError(held.event, error);
+      return {
+        outcome: 'rejected',
+        reason: 'internal_error',
+        message: 'internal error while mapping; see diagnostics',
+      };
+    }
+  }
+
+  /** Over the global bound: the run held longest gives up its earliest event. */
+  private relieve(): void {
+    this.options.limitHit(
+      'held_events',
+      `more than ${this.options.maxHeldEvents} events were held for reordering; the longest-held are applied early`,
+    );
+    while (this.heldCount > this.options.maxHeldEvents && this.arrivals.length > 0) {
+      const arrival = this.arrivals.shift()!;
+      const run = this.runs.get(arrival.runId);
+      if (run !== undefined && run.heap.length > 0) this.applyNext(run);
+    }
+  }
+}

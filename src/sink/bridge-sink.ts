@@ -1,0 +1,289 @@
+import { diag, metrics, trace } from '@opentelemetry/api';
+import type { AgentOtelSink, EventOutcome, EventStream, HandleResult } from './agent-otel-sink.js';
+import { resolveConfig } from '../config.js';
+import { createLineDecoder } from '../dialects/detect.js';
+import type { InputDialect, LineDecoder } from '../dialects/detect.js';
+import type { DialectName, ParseResult } from '../dialects/shared/parse-result.js';
+import { createArrivalClock } from '../dialects/shared/stream-clock.js';
+import type { AgentEvent } from '../events/agent-event.js';
+import { nativeEventProblem } from '../events/native-event-check.js';
+import { flushProviders } from './flush-providers.js';
+import { InputOutcome } from './input-outcome.js';
+import { createSinkMapping } from './sink-mapping.js';
+import type { AgentOtelSinkOptions } from '../sink-options.js';
+import { PACKAGE_NAME } from '../version.js';
+
+/** What the bridge's own sources need beyond the public sink (not part of the public API). */
+export interface BridgeSink extends AgentOtelSink {
+  /** Maps what a source decoded itself (e.g. crabtalk daemon frames). Never throws. */
+  handleParsed(result: ParseResult, dialect: DialectName | 'unknown'): HandleResult;
+  /** Counts a hit of a source's own limit (e.g. `request_rate`) in `agent_bridge.limits.hit`; says so once. */
+  limitHit(limit: string, message: string): void;
+  /** Counts an input the caller rejected before parsing (an oversize line, invalid UTF-8). */
+  reject(reason: string, message: string): HandleResult;
+  /** Forgets a finished run so that its redelivered events rebuild it (after a failed export). */
+  forgetRun(runId: string): void;
+  /**
+   * Lets a run go unended, held events and all, because its events now go to another consumer
+   * (a partition moved away); delivered here again, they rebuild it from the start.
+   */
+  dropRun(runId: string): void;
+  /** Rebuilds a run from its checkpointed events (they were accepted once, in `dialect`). */
+  restoreRun(events: readonly AgentEvent[], dialect: DialectName): void;
+  /** Takes a run as finished and durable elsewhere: its events are not made into a run again. */
+  markFinished(runId: string): void;
+}
+
+/** Hooks of the bridge's own sources. */
+export interface BridgeSinkHooks {
+  /** Each event taken for its run (held or applied), as it was applied. */
+  readonly onAccepted?: (event: AgentEvent, dialect: DialectName) => void;
+}
+
+const log = diag.createComponentLogger({ namespace: PACKAGE_NAME });
+
+/** Creates the event sink. Registers nothing globally; throws `ConfigError` on bad options only. */
+export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOtelSink {
+  const sink = createBridgeSink(options);
+  // The public surface, and nothing of the sources' plumbing.
+  return {
+    handle: (event) => sink.handle(event),
+    handleJson: (line, dialect) => sink.handleJson(line, dialect),
+    openStream: (scope, dialect) => sink.openStream(scope, dialect),
+    endOpenRuns: (reason) => sink.endOpenRuns(reason),
+    stats: () => sink.stats(),
+    flush: () => sink.flush(),
+    shutdown: (shutdownOptions) => sink.shutdown(shutdownOptions),
+  };
+}
+
+/** The sink with the sources' own entry points (the CLI's sources use it). */
+export function createBridgeSink(
+  options: AgentOtelSinkOptions = {},
+  hooks: BridgeSinkHooks = {},
+): BridgeSink {
+  const config = resolveConfig(options);
+  const tracerProvider = config.tracerProvider ?? trace.getTracerProvider();
+  const meterProvider = config.meterProvider ?? metrics.getMeterProvider();
+  const { tracker, buffer, tally, limitHit, scrub, guardIdentifiers } = createSinkMapping(
+    config,
+    tracerProvider,
+    meterProvider,
+    log,
+  );
+  const events: Record<EventOutcome, number> = {
+    accepted: 0,
+    rejected: 0,
+    ignored: 0,
+    late: 0,
+    duplicate: 0,
+  };
+  // One timer applies held events, ends runs after their grace and abandons idle runs.
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let lastIdleSweep = 0;
+  const housekeeping = () => {
+    buffer.tick();
+    const now = config.now();
+    if (now - lastIdleSweep >= config.idleSweepIntervalMillis) {
+      lastIdleSweep = now;
+      tracker.abandonIdle();
+    }
+  };
+  const tickMillis = Math.min(
+    250,
+    Math.max(
+      10,
+      Math.floor(Math.min(config.reorderWindowMillis || 1000, config.lateGraceMillis || 1000) / 4),
+    ),
+  );
+  let closed = false;
+
+  const count = (result: HandleResult): HandleResult => {
+    events[result.outcome] += 1;
+    tally.add(result.dialect, result.outcome, result.reason);
+    return result;
+  };
+
+  /** Offers event `index` of an input to its run; `input` hears what became of a held one. */
+  const apply = (
+    event: AgentEvent,
+    dialect: DialectName,
+    input: InputOutcome,
+    index: number,
+  ): void => {
+    if (closed) {
+      input.offered(index, SINK_CLOSED(dialect, event.runId), false);
+      return;
+    }
+    input.expect();
+    try {
+      const guarded = guardIdentifiers(event);
+      const offered = buffer.offer(guarded, dialect, input, index);
+      if (offered.outcome === 'accepted') hooks.onAccepted?.(guarded, dialect);
+      if (timer === undefined) {
+        lastIdleSweep = config.now();
+        timer = setInterval(() => safely(housekeeping), tickMillis);
+        timer.unref();
+      }
+      input.offered(
+        index,
+        offered.outcome === 'accepted'
+          ? { outcome: 'accepted', dialect, runId: event.runId }
+          : { ...offered, dialect, runId: event.runId },
+        offered.outcome === 'accepted' && offered.held === true,
+      );
+    } catch (error) {
+      log.error(`failed to map ${event.type} of run ${event.runId}`, error);
+      input.offered(
+        index,
+        {
+          outcome: 'rejected',
+          dialect,
+          reason: 'internal_error',
+          message: 'internal error while mapping; see diagnostics',
+          runId: event.runId,
+        },
+        false,
+      );
+    }
+  };
+
+  /** Maps the events of one input and counts the input once (see `InputOutcome`). */
+  const applyAll = (
+    events: readonly AgentEvent[],
+    dialect: DialectName | 'unknown',
+    sourceType: string | undefined,
+    counted: (result: HandleResult) => HandleResult = count,
+  ): HandleResult => {
+    const input = new InputOutcome(dialect, sourceType, counted);
+    const eventDialect = dialect === 'unknown' ? 'native' : dialect;
+    for (let i = 0; i < events.length; i += 1) apply(events[i]!, eventDialect, input, i);
+    return input.finish();
+  };
+
+  const applyParsed = (result: ParseResult, dialect: DialectName | 'unknown'): HandleResult => {
+    const source =
+      'sourceType' in result && result.sourceType !== undefined
+        ? { sourceType: result.sourceType }
+        : {};
+    if (!result.ok) {
+      if (result.outcome === 'ignored') log.debug(result.message);
+      return count({
+        outcome: result.outcome,
+        dialect,
+        reason: result.reason,
+        // A rejection may quote the input: it leaves the process scrubbed, like any free text.
+        message: scrub(result.message),
+        ...('path' in result && result.path !== undefined ? { path: result.path } : {}),
+        ...source,
+      });
+    }
+    return applyAll(result.events, dialect, source.sourceType);
+  };
+
+  const streams = new Map<string, LineDecoder>();
+  const openStream = (scope: string, dialect: InputDialect = config.dialect): EventStream => {
+    const decoder = createLineDecoder(dialect, {
+      scope,
+      arrival: createArrivalClock(config.now),
+      maxJsonDepth: config.maxJsonDepth,
+    });
+    return {
+      get dialect() {
+        return decoder.dialect;
+      },
+      handleJson(line) {
+        const { dialect: detected, result } = decoder.decodeLine(line);
+        return applyParsed(result, detected);
+      },
+    };
+  };
+
+  return {
+    handle(event) {
+      const problem = nativeEventProblem(event);
+      if (problem !== undefined) {
+        const [path, message] = problem;
+        return count({
+          outcome: 'rejected',
+          dialect: 'native',
+          reason: 'schema',
+          path,
+          message: path === '' ? message : `${path}: ${message}`,
+        });
+      }
+      return applyAll([event], 'native', undefined);
+    },
+    handleJson(line, dialect = config.dialect) {
+      let stream = streams.get(dialect);
+      if (stream === undefined) {
+        stream = createLineDecoder(dialect, {
+          scope: 'default',
+          arrival: createArrivalClock(config.now),
+          maxJsonDepth: config.maxJsonDepth,
+        });
+        streams.set(dialect, stream);
+      }
+      const { dialect: detected, result } = stream.decodeLine(line);
+      return applyParsed(result, detected);
+    },
+    handleParsed: applyParsed,
+    openStream,
+    limitHit,
+    reject(reason, message) {
+      return count({ outcome: 'rejected', dialect: 'unknown', reason, message });
+    },
+    forgetRun(runId) {
+      tracker.forget(runId);
+    },
+    restoreRun(events, dialect) {
+      // Counted once already, where they were first taken.
+      applyAll(events, dialect, undefined, (result) => result);
+    },
+    markFinished(runId) {
+      safely(() => tracker.markFinished(runId));
+    },
+    dropRun(runId) {
+      safely(() => {
+        buffer.discard(runId);
+        tracker.discard(runId);
+      });
+    },
+    endOpenRuns(reason = 'end_of_input') {
+      safely(() => buffer.drain());
+      return safely(() => tracker.abandonAll(reason)) ?? 0;
+    },
+    stats() {
+      return { events: { ...events }, runs: { open: tracker.openRuns, ...tracker.outcomes } };
+    },
+    flush() {
+      return flushProviders(tracerProvider, meterProvider);
+    },
+    async shutdown(options = {}) {
+      if (closed) return;
+      closed = true;
+      if (timer !== undefined) clearInterval(timer);
+      // Nothing more is coming: held events are applied and runs in their grace period end.
+      safely(() => buffer.drain());
+      if (options.endOpenRuns !== false) safely(() => tracker.abandonAll('shutdown'));
+      await flushProviders(tracerProvider, meterProvider);
+    },
+  };
+}
+
+const SINK_CLOSED = (dialect: DialectName, runId: string): HandleResult => ({
+  outcome: 'rejected',
+  dialect,
+  reason: 'sink_closed',
+  message: 'the sink was shut down',
+  runId,
+});
+
+function safely<T>(fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch (error) {
+    log.error('unexpected error', error);
+    return undefined;
+  }
+}

@@ -1,0 +1,67 @@
+import type { RunSummary } from '../../mapping/tracker-context.js';
+import type { ExportListener } from './export-watcher.js';
+
+/**
+ * What reached the collector: spans that ended runs made against spans the collector
+ * acknowledged, metric exports that failed, and whether the collector is in trouble now. A finite
+ * run says from it what it did not deliver; a server refuses new input while the backlog is too
+ * large or an export is being retried, so that it never accepts what it may not keep.
+ */
+export class DeliveryTally implements ExportListener {
+  private made = 0;
+  private acknowledged = 0;
+  private metricFailures = 0;
+  private retrying = false;
+
+  /** @param exportsSpans whether spans go to a collector at all (else none are owed). */
+  constructor(private readonly exportsSpans: boolean) {}
+
+  /** The sink's `onRunEnd`. */
+  runEnded(run: RunSummary): void {
+    if (this.exportsSpans) this.made += run.spanCount;
+  }
+
+  spansExported(perTrace: ReadonlyMap<string, number>): void {
+    for (const count of perTrace.values()) this.acknowledged += count;
+    this.retrying = false;
+  }
+
+  spansFailed(): void {
+    // What failed is what is missing at the end.
+  }
+
+  exportRetrying(): void {
+    this.retrying = true;
+  }
+
+  metricsExported(): void {
+    // Only failures are told.
+  }
+
+  metricsFailed(): void {
+    this.metricFailures += 1;
+  }
+
+  /** Spans made and not yet acknowledged (queued, in flight, being retried, or lost). */
+  get backlog(): number {
+    return Math.max(0, this.made - this.acknowledged);
+  }
+
+  /** Whether an export is being retried now (the collector refuses or does not answer). */
+  get inOutage(): boolean {
+    return this.retrying;
+  }
+
+  /** After the providers shut down. */
+  result(): {
+    readonly spans: number;
+    readonly delivered: number;
+    readonly metricFailures: number;
+  } {
+    return {
+      spans: this.made,
+      delivered: Math.min(this.acknowledged, this.made),
+      metricFailures: this.metricFailures,
+    };
+  }
+}
