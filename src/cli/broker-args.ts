@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
-import type { Command, CommonOptions, PartitionOptions } from './command.js';
-import type { ConsumeOptions } from './commands/consume.js';
+import type { Command, CommonOptions, ConsumeOptions, PartitionOptions } from './command.js';
+
 import { UsageError } from './usage-error.js';
 
 /** The parsed flags, by name (`--stream` is `stream`). */

@@ -1,12 +1,67 @@
-import type { IMetricReader } from '@opentelemetry/sdk-metrics';
+// The one place where a command wires a sink: its providers, the common flags and what it hears
+// at each run's end. Every command (ingest, its worker threads, serve, the brokers, crabtalk,
+// validate) starts its sink here.
+import type { InputDialect } from '../dialects/detect.js';
+import type { RunSummary } from '../mapping/tracker-context.js';
+import type { AgentOtelSinkOptions, Env } from '../sink-options.js';
 import { createBridgeSink } from '../sink/bridge-sink.js';
-import type { BridgeSink } from '../sink/bridge-sink.js';
+import type { BridgeSink, BridgeSinkHooks } from '../sink/bridge-sink.js';
 import { DeliveryTally } from '../telemetry/export/delivery-tally.js';
 import { resolveExporterName } from '../telemetry/exporter-choice.js';
 import { startTelemetry } from '../telemetry/index.js';
-import type { Telemetry } from '../telemetry/index.js';
+import type { Telemetry, TelemetryOptions } from '../telemetry/index.js';
 import type { CommonOptions } from './command.js';
 import { exportHoldMillis } from './delivery.js';
+
+/** How a command's sink is attached. */
+export interface SinkWiring {
+  /** Where spans and metrics go; none: the global API's (no-op unless the host set them). */
+  readonly telemetry?: Pick<Telemetry, 'tracerProvider' | 'meterProvider'>;
+  readonly onRunEnd?: (run: RunSummary) => void;
+  readonly hooks?: BridgeSinkHooks;
+  /** The dialect of the default stream (`handleJson` without a stream). */
+  readonly dialect?: InputDialect;
+  /** A log read at its own pace: windows also counted in events (see the sink's options). */
+  readonly countWindowsInEvents?: boolean;
+}
+
+/** The sink options the command line sets: the environment, `--agent-name`, `--capture-content`. */
+export function commandSinkOptions(
+  env: Env,
+  common: Partial<Pick<CommonOptions, 'agentName' | 'captureContent'>>,
+): AgentOtelSinkOptions {
+  return {
+    env,
+    ...(common.agentName === undefined ? {} : { agentName: common.agentName }),
+    ...(common.captureContent === undefined ? {} : { captureContent: common.captureContent }),
+  };
+}
+
+/** The bridge sink of a command. Throws `ConfigError` on a bad environment or flag only. */
+export function createCommandSink(
+  env: Env,
+  common: Partial<Pick<CommonOptions, 'agentName' | 'captureContent'>>,
+  wiring: SinkWiring = {},
+): BridgeSink {
+  const { telemetry, onRunEnd, hooks, dialect, countWindowsInEvents } = wiring;
+  return createBridgeSink(
+    {
+      ...commandSinkOptions(env, common),
+      ...(telemetry === undefined
+        ? {}
+        : { tracerProvider: telemetry.tracerProvider, meterProvider: telemetry.meterProvider }),
+      ...(onRunEnd === undefined ? {} : { onRunEnd }),
+      ...(dialect === undefined ? {} : { dialect }),
+      ...(countWindowsInEvents === true ? { countWindowsInEvents: true } : {}),
+    },
+    hooks,
+  );
+}
+
+/** The tally of what reached the collector: spans are owed only when traces go to OTLP. */
+export function createDeliveryTally(env: Env): DeliveryTally {
+  return new DeliveryTally(resolveExporterName(env, 'OTEL_TRACES_EXPORTER') === 'otlp');
+}
 
 /** A sink with an export pipeline of its own, and the tally of what reached the collector. */
 export interface ExportingSink {
@@ -20,29 +75,21 @@ export interface ExportingSink {
  * collector outage for `AGENT_OTEL_BRIDGE_EXPORT_HOLD_MS`, spans owed only when traces go to OTLP.
  */
 export function startExportingSink(
-  env: Readonly<Record<string, string | undefined>>,
+  env: Env,
   options: CommonOptions,
-  extra: {
-    readonly metricReaders?: readonly IMetricReader[];
-    /** A log read at its own pace: windows also counted in events (see the sink's options). */
-    readonly countWindowsInEvents?: boolean;
-  } = {},
+  extra: Pick<TelemetryOptions, 'metricReaders'> & Pick<SinkWiring, 'countWindowsInEvents'> = {},
 ): ExportingSink {
-  const delivery = new DeliveryTally(resolveExporterName(env, 'OTEL_TRACES_EXPORTER') === 'otlp');
+  const delivery = createDeliveryTally(env);
   const telemetry = startTelemetry({
     env,
     metricReaders: extra.metricReaders ?? [],
     exportListener: delivery,
     holdThroughOutageMillis: exportHoldMillis(env),
   });
-  const sink = createBridgeSink({
+  const sink = createCommandSink(env, options, {
+    telemetry,
     onRunEnd: (run) => delivery.runEnded(run),
-    tracerProvider: telemetry.tracerProvider,
-    meterProvider: telemetry.meterProvider,
-    env,
     ...(extra.countWindowsInEvents === true ? { countWindowsInEvents: true } : {}),
-    ...(options.agentName === undefined ? {} : { agentName: options.agentName }),
-    ...(options.captureContent === undefined ? {} : { captureContent: options.captureContent }),
   });
   return { sink, telemetry, delivery };
 }

@@ -1,10 +1,55 @@
+// What a command is given: the parsed command line and the process's streams. Every command and
+// the argument parser stand on this file; it imports none of them.
+import type { Writable } from 'node:stream';
 import type { InputDialect } from '../dialects/detect.js';
-import type { NatsSourceOptions } from '../sources/nats-source.js';
-import type { RedisSourceOptions } from '../sources/redis-source.js';
 import type { RouterOptions } from '../partitions/router.js';
-import type { ConsumeOptions } from './commands/consume.js';
-import type { ServeOptions } from './commands/serve.js';
+import type { Env } from '../sink-options.js';
+import type { HttpSourceOptions } from '../sources/http-source.js';
+import type { NatsSourceOptions } from '../sources/nats-source.js';
+import type { InputLine } from '../sources/ndjson-lines.js';
+import type { RedisSourceOptions } from '../sources/redis-source.js';
 import type { CommandName } from './usage.js';
+
+/** The process as a command sees it. */
+export interface Io {
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly env: Env;
+  /** Show a live progress line (stderr is a terminal). */
+  readonly progress: boolean;
+}
+
+/** One input of `ingest` or `validate`: a file, stdin or the demo. */
+export interface Input {
+  readonly name: string;
+  readonly lines: AsyncIterable<InputLine> | Iterable<InputLine>;
+  /** Its size, when known (a regular file): progress then says how far and how long. */
+  readonly bytes?: number;
+}
+
+/** Broker consumption (`nats`, `redis`). */
+export interface ConsumeOptions {
+  /** Stream scope for runtimes without run ids (the subject or key). */
+  readonly scope: string;
+  /** Messages held unacknowledged at most; pulling pauses beyond it. */
+  readonly maxPending: number;
+  /** End open runs as abandoned at shutdown instead of leaving their messages for redelivery. */
+  readonly endOpenRunsOnShutdown: boolean;
+  /** Longest a graceful shutdown may take. */
+  readonly graceMillis: number;
+  /** Checkpoint a run holding this many unacknowledged messages (0: never). */
+  readonly checkpointEvery: number;
+  /** Partitions restore their own checkpoints when taken; otherwise all are restored at start. */
+  readonly partitioned: boolean;
+}
+
+/** `serve`. */
+export interface ServeOptions extends Omit<HttpSourceOptions, 'dialect'> {
+  /** Serve the bridge's metrics for Prometheus to scrape on this port (one worker only). */
+  readonly prometheusPort: number | undefined;
+  /** Worker threads mapping and exporting side by side (runs split between them). */
+  readonly workers: number;
+}
 
 export type OutputMode = 'auto' | 'otlp' | 'terminal';
 

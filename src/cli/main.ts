@@ -37,7 +37,7 @@ function unreadableFiles(files: readonly string[]): string[] {
   }
   return problems;
 }
-import type { Input, Io } from './commands/ingest.js';
+import type { Input, Io } from './command.js';
 
 /** A source's connection news on stderr, unless `--quiet`. */
 function say(quiet: boolean): (message: string) => void {

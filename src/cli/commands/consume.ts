@@ -2,30 +2,14 @@ import type { Meter } from '@opentelemetry/api';
 import type { CheckpointStore } from '../../checkpoints/checkpoint-store.js';
 import { RunCheckpoints } from '../../checkpoints/run-checkpoints.js';
 import { resolveConfig } from '../../config.js';
-import { createBridgeSink } from '../../sink/bridge-sink.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../../version.js';
 import type { BrokerSource } from '../../sources/broker-source.js';
 import { DeliveryLedger } from '../../sources/delivery-ledger.js';
 import { startTelemetry } from '../../telemetry/index.js';
 import { describeTraceDestination } from '../../telemetry/index.js';
-import type { CommonOptions } from '../command.js';
-import type { Io } from './ingest.js';
+import { commandSinkOptions, createCommandSink } from '../command-sink.js';
+import type { CommonOptions, ConsumeOptions, Io } from '../command.js';
 import { renderSummary } from '../output/summary.js';
-
-export interface ConsumeOptions {
-  /** Stream scope for runtimes without run ids (the subject or key). */
-  readonly scope: string;
-  /** Messages held unacknowledged at most; pulling pauses beyond it. */
-  readonly maxPending: number;
-  /** End open runs as abandoned at shutdown instead of leaving their messages for redelivery. */
-  readonly endOpenRunsOnShutdown: boolean;
-  /** Longest a graceful shutdown may take. */
-  readonly graceMillis: number;
-  /** Checkpoint a run holding this many unacknowledged messages (0: never). */
-  readonly checkpointEvery: number;
-  /** Partitions restore their own checkpoints when taken; otherwise all are restored at start. */
-  readonly partitioned: boolean;
-}
 
 /** Metric export interval for long-running sources: acks wait for it (OTEL_METRIC_EXPORT_INTERVAL wins). */
 const SOURCE_METRIC_EXPORT_INTERVAL_MILLIS = 5000;
@@ -78,23 +62,14 @@ export async function runConsumer(
     exportListener: ledger,
     metricExportIntervalMillis: SOURCE_METRIC_EXPORT_INTERVAL_MILLIS,
   });
-  const sinkOptions = {
-    env: io.env,
-    ...(common.agentName === undefined ? {} : { agentName: common.agentName }),
-    ...(common.captureContent === undefined ? {} : { captureContent: common.captureContent }),
-  };
-  const sink = createBridgeSink(
-    {
-      ...sinkOptions,
-      tracerProvider: telemetry.tracerProvider,
-      meterProvider: telemetry.meterProvider,
-      onRunEnd: (run) => {
-        ledger.runEnded(run);
-        checkpoints?.runEnded(run.runId);
-      },
+  const sink = createCommandSink(io.env, common, {
+    telemetry,
+    onRunEnd: (run) => {
+      ledger.runEnded(run);
+      checkpoints?.runEnded(run.runId);
     },
-    { onAccepted: (event, dialect) => checkpoints?.accepted(event, dialect) },
-  );
+    hooks: { onAccepted: (event, dialect) => checkpoints?.accepted(event, dialect) },
+  });
   forget = (runId) => sink.forgetRun(runId);
   const stream = sink.openStream(options.scope, common.dialect);
   const source = makeSource({
@@ -115,7 +90,7 @@ export async function runConsumer(
 
   await source.open();
   if (options.checkpointEvery > 0 && checkpointStore !== undefined) {
-    const config = resolveConfig(sinkOptions);
+    const config = resolveConfig(commandSinkOptions(io.env, common));
     checkpoints = new RunCheckpoints({
       store: await checkpointStore(),
       sink,

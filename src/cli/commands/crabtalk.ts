@@ -1,14 +1,12 @@
 import { CrabtalkFeedDecoder } from '../../dialects/crabtalk/crabtalk-feed.js';
-import { createBridgeSink } from '../../sink/bridge-sink.js';
 import { subscribeCrabtalk } from '../../sources/crabtalk-socket.js';
 import type { CrabtalkEndpoint } from '../../sources/crabtalk-socket.js';
+import { createCommandSink, createDeliveryTally } from '../command-sink.js';
 import type { CommonOptions } from '../command.js';
 import { setUpOutput } from '../output/output.js';
-import type { Io } from './ingest.js';
+import type { Io } from '../command.js';
 import { renderReport } from '../output/report.js';
 import { EXIT_UNDELIVERED } from '../delivery.js';
-import { DeliveryTally } from '../../telemetry/export/delivery-tally.js';
-import { resolveExporterName } from '../../telemetry/exporter-choice.js';
 
 /** `agent-otel-bridge crabtalk`: maps a live daemon feed until SIGINT or SIGTERM. */
 export async function runCrabtalk(
@@ -17,19 +15,13 @@ export async function runCrabtalk(
   endpoint: CrabtalkEndpoint,
   graceMillis: number,
 ): Promise<number> {
-  const delivery = new DeliveryTally(
-    resolveExporterName(io.env, 'OTEL_TRACES_EXPORTER') === 'otlp',
-  );
+  const delivery = createDeliveryTally(io.env);
   const output = await setUpOutput(options.output === 'auto' ? 'otlp' : options.output, io.env, {
     exportListener: delivery,
   });
-  const sink = createBridgeSink({
+  const sink = createCommandSink(io.env, options, {
+    telemetry: output.telemetry,
     onRunEnd: (run) => delivery.runEnded(run),
-    tracerProvider: output.telemetry.tracerProvider,
-    meterProvider: output.telemetry.meterProvider,
-    env: io.env,
-    ...(options.agentName === undefined ? {} : { agentName: options.agentName }),
-    ...(options.captureContent === undefined ? {} : { captureContent: options.captureContent }),
   });
   const decoder = new CrabtalkFeedDecoder(Date.now);
   const started = performance.now();

@@ -1,7 +1,7 @@
 import { createNatsRouter } from '../../partitions/nats-router.js';
 import { createRedisRouter } from '../../partitions/redis-router.js';
 import type { Command } from '../command.js';
-import type { Io } from './ingest.js';
+import type { Io } from '../command.js';
 
 /** `route nats|redis`: republishes the runtime's single stream by partition until SIGINT/SIGTERM. */
 export async function runRouter(

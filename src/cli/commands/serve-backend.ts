@@ -1,9 +1,9 @@
-import type { IMetricReader } from '@opentelemetry/sdk-metrics';
 import type { SinkStats } from '../../sink/agent-otel-sink.js';
 import { sinkIntake } from '../../sources/event-intake.js';
 import type { EventIntake } from '../../sources/event-intake.js';
 import type { CommonOptions } from '../command.js';
 import { startExportingSink } from '../command-sink.js';
+import type { TelemetryOptions } from '../../telemetry/index.js';
 import type { ExportStatus } from '../workers/worker-protocol.js';
 import type { WorkerDelivery } from '../workers/worker-results.js';
 
@@ -20,7 +20,7 @@ export interface ServeBackend {
 export function startLocalBackend(
   env: Readonly<Record<string, string | undefined>>,
   options: CommonOptions,
-  metricReaders: readonly IMetricReader[],
+  metricReaders: NonNullable<TelemetryOptions['metricReaders']>,
 ): ServeBackend {
   const { sink, telemetry, delivery } = startExportingSink(env, options, { metricReaders });
   return {

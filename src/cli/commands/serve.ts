@@ -1,22 +1,13 @@
-import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { startHttpSource } from '../../sources/http-source.js';
-import type { HttpSourceOptions } from '../../sources/http-source.js';
 import { envInt } from '../../config.js';
 import type { Refusal } from '../../sources/http-source.js';
 import { describeTraceDestination } from '../../telemetry/index.js';
+import { createPrometheusReader } from '../../telemetry/prometheus-reader.js';
 import { DEFAULT_BSP_MAX_QUEUE_SIZE } from '../../telemetry/start-telemetry.js';
 import { EXIT_UNDELIVERED } from '../delivery.js';
 import { startLocalBackend } from './serve-backend.js';
-import type { CommonOptions } from '../command.js';
-import type { Io } from './ingest.js';
+import type { CommonOptions, Io, ServeOptions } from '../command.js';
 import { renderSummary } from '../output/summary.js';
-
-export interface ServeOptions extends Omit<HttpSourceOptions, 'dialect'> {
-  /** Serve the bridge's metrics for Prometheus to scrape on this port (one worker only). */
-  readonly prometheusPort: number | undefined;
-  /** Worker threads mapping and exporting side by side (runs split between them). */
-  readonly workers: number;
-}
 
 /** `agent-otel-bridge serve`: the HTTP source until SIGINT/SIGTERM (or a worker's death). */
 export async function runServe(
@@ -30,7 +21,7 @@ export async function runServe(
   const prometheus =
     options.prometheusPort === undefined
       ? undefined
-      : new PrometheusExporter({ host: options.host, port: options.prometheusPort });
+      : createPrometheusReader(options.host, options.prometheusPort);
   let failure: Error | undefined;
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));

@@ -2,9 +2,9 @@ import type { Writable } from 'node:stream';
 import type { Env } from '../../sink-options.js';
 import type { InputDialect } from '../../dialects/detect.js';
 import type { RunSummary } from '../../mapping/tracker-context.js';
-import { createBridgeSink } from '../../sink/bridge-sink.js';
+import { createCommandSink } from '../command-sink.js';
 import type { HandleResult } from '../../sink/agent-otel-sink.js';
-import type { Input } from './ingest.js';
+import type { Input } from '../command.js';
 
 export interface ValidateOptions {
   readonly dialect: InputDialect;
@@ -26,7 +26,7 @@ export async function validate(
 ): Promise<boolean> {
   const runs: RunSummary[] = [];
   // No providers: the global API's no-op ones, so nothing is exported.
-  const sink = createBridgeSink({ env: options.env, onRunEnd: (run) => runs.push(run) });
+  const sink = createCommandSink(options.env, {}, { onRunEnd: (run) => runs.push(run) });
   const byType = new Map<string, Map<string, number>>();
   let lines = 0;
   let notAccepted = 0;

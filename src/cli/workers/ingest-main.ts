@@ -2,19 +2,17 @@ import { Worker } from 'node:worker_threads';
 import { createLineDecoder } from '../../dialects/detect.js';
 import type { InputDialect } from '../../dialects/detect.js';
 import { describeTraceDestination } from '../../telemetry/index.js';
-import type { CommonOptions } from '../command.js';
 import { lineOwner } from './line-owner.js';
 import { workerEnv } from './worker-env.js';
 import { mergeStats, sumDelivered } from './worker-results.js';
-import type { Input, Io, PipelineResult } from '../commands/ingest.js';
-import { sayIfWrongDialect, sayUndelivered, sayUnknownOnce } from '../commands/ingest.js';
-import { renderJsonReport, renderReport } from '../output/report.js';
+import type { CommonOptions, Input, Io } from '../command.js';
+import { MAX_REPORTED_REJECTS, reportIngestEnd, sayUnknownOnce } from '../output/ingest-report.js';
+import type { PipelineResult } from '../output/ingest-report.js';
 import type { FromWorker, LineBatch, Rejected, WorkerSetup } from './worker-protocol.js';
 
 const BATCH_LINES = 512;
 /** Batches a worker may have in hand before the reader waits for it. */
 const MAX_BATCHES_IN_FLIGHT = 8;
-const MAX_REPORTED_REJECTS = 20;
 
 /**
  * `ingest --workers N`: the same mapping on N worker threads, each with its own sink and export
@@ -146,27 +144,16 @@ export async function runParallelPipeline(
 
   const stats = mergeStats(results.map((r) => r.stats));
   const delivered = sumDelivered(results.map((r) => r.delivered));
-  const destination = describeTraceDestination(io.env);
-  const undeliveredSpans = delivered.spans - delivered.delivered;
-  sayUndelivered(io, { ...delivered, undeliveredSpans, destination });
-  sayIfWrongDialect(io, options, lines, Math.max(rejectedLines, stats.events.rejected));
-  if (reported > MAX_REPORTED_REJECTS && !options.quiet)
-    io.stderr.write(`… and ${reported - MAX_REPORTED_REJECTS} more rejected lines\n`);
-  const run = {
+  return reportIngestEnd(io, options, {
     command,
     lines,
     seconds: (performance.now() - started) / 1000,
     stats,
+    output: { mode: 'otlp', destination: describeTraceDestination(io.env) },
     delivered,
-  };
-  const destinationOutput = { mode: 'otlp', destination } as const;
-  if (options.json) io.stdout.write(renderJsonReport(destinationOutput, run));
-  else if (!options.quiet) io.stdout.write(renderReport(destinationOutput, run));
-  return {
     rejected: Math.max(rejectedLines, stats.events.rejected),
-    undeliveredSpans,
-    metricFailures: delivered.metricFailures,
-  };
+    reported,
+  });
 }
 
 function emptyBatch(): LineBatch {
