@@ -1,7 +1,8 @@
 import { diag } from '@opentelemetry/api';
 import type { Context, MeterProvider, TracerProvider } from '@opentelemetry/api';
-import { INPUT_DIALECTS } from './dialects/detect.js';
-import type { InputDialect } from './dialects/detect.js';
+import { INPUT_DIALECTS } from './events/dialect-name.js';
+import type { InputDialect } from './events/dialect-name.js';
+import { DEFAULT_MAX_JSON_DEPTH } from './dialects/shared/json-depth.js';
 import { DEFAULT_SCRUB_PATTERNS } from './mapping/privacy/scrub.js';
 import type { RunSummary } from './mapping/tracker-context.js';
 
@@ -38,7 +39,7 @@ export const DEFAULTS: Readonly<{
   maxEventsPerSpan: 128,
   maxAttributesPerSpan: 64,
   maxAttributeLength: 4096,
-  maxJsonDepth: 64,
+  maxJsonDepth: DEFAULT_MAX_JSON_DEPTH,
   maxMetricLabelValues: 100,
   reorderWindowMillis: 1000,
   reorderWindowEvents: 256,

@@ -1,5 +1,5 @@
 // Public API: an explicit list.
-export { createAgentOtelSink } from './sink/bridge-sink.js';
+export { createAgentOtelSink } from './sink/create-agent-otel-sink.js';
 export type {
   AgentOtelSink,
   EventOutcome,
@@ -35,9 +35,11 @@ export type {
   UsageRecorded,
 } from './events/agent-event.js';
 export { formatHrTime, hrTimeFromMillis, parseRfc3339 } from './events/hr-time.js';
-export { parseLine, INPUT_DIALECTS } from './dialects/detect.js';
-export type { InputDialect, LineResult } from './dialects/detect.js';
-export type { DialectName, ParseResult } from './dialects/shared/parse-result.js';
+export { parseLine } from './dialects/detect.js';
+export type { LineResult } from './dialects/detect.js';
+export { INPUT_DIALECTS } from './events/dialect-name.js';
+export type { DialectName, InputDialect } from './events/dialect-name.js';
+export type { ParseResult } from './dialects/shared/parse-result.js';
 export type { Annotation, AnnotationValue } from './events/agent-event.js';
 export { BEHEST_VARIANTS } from './dialects/behest/behest.js';
 export { AgentRunIdGenerator } from './mapping/id-generator.js';

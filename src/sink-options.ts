@@ -1,5 +1,5 @@
 import type { Context, MeterProvider, TracerProvider } from '@opentelemetry/api';
-import type { InputDialect } from './dialects/detect.js';
+import type { InputDialect } from './events/dialect-name.js';
 import type { RunSummary } from './mapping/tracker-context.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;

@@ -1,6 +1,7 @@
 import type { AgentEvent } from '../events/agent-event.js';
 import { nativeEventProblem } from '../events/native-event-check.js';
-import type { DialectName } from '../dialects/shared/parse-result.js';
+import { isDialectName } from '../events/dialect-name.js';
+import type { DialectName } from '../events/dialect-name.js';
 
 /**
  * An open run's state, kept in the broker so that its messages can be acknowledged before it
@@ -16,13 +17,6 @@ export interface RunCheckpoint {
 }
 
 const VERSION = 1;
-const DIALECTS: ReadonlySet<string> = new Set<DialectName>([
-  'behest',
-  'oxi',
-  'agent-sdk',
-  'crabtalk',
-  'native',
-]);
 
 export function encodeCheckpoint(checkpoint: RunCheckpoint): string {
   return JSON.stringify({ v: VERSION, ...checkpoint });
@@ -44,8 +38,7 @@ export function decodeCheckpoint(text: string): RunCheckpoint {
   const runId = c['runId'];
   if (typeof runId !== 'string' || runId === '') throw new Error('runId: expected a string');
   const dialect = c['dialect'];
-  if (typeof dialect !== 'string' || !DIALECTS.has(dialect))
-    throw new Error(`dialect: unknown ${JSON.stringify(dialect)}`);
+  if (!isDialectName(dialect)) throw new Error(`dialect: unknown ${JSON.stringify(dialect)}`);
   if (typeof c['finished'] !== 'boolean') throw new Error('finished: expected a boolean');
   const events = c['events'];
   if (!Array.isArray(events)) throw new Error('events: expected an array');
@@ -57,7 +50,7 @@ export function decodeCheckpoint(text: string): RunCheckpoint {
   });
   return {
     runId,
-    dialect: dialect as DialectName,
+    dialect,
     finished: c['finished'],
     events: events as AgentEvent[],
   };

@@ -1,6 +1,6 @@
 import type { Meter } from '@opentelemetry/api';
 import type { AgentEvent } from '../events/agent-event.js';
-import type { DialectName } from '../dialects/shared/parse-result.js';
+import type { DialectName } from '../events/dialect-name.js';
 import type { BridgeSink } from '../sink/bridge-sink.js';
 import type { HandleResult } from '../sink/agent-otel-sink.js';
 import type { Delivery, DeliveryLedger } from '../sources/delivery-ledger.js';

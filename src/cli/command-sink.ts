@@ -1,7 +1,7 @@
 // The one place where a command wires a sink: its providers, the common flags and what it hears
 // at each run's end. Every command (ingest, its worker threads, serve, the brokers, crabtalk,
 // validate) starts its sink here.
-import type { InputDialect } from '../dialects/detect.js';
+import type { InputDialect } from '../events/dialect-name.js';
 import type { RunSummary } from '../mapping/tracker-context.js';
 import type { AgentOtelSinkOptions, Env } from '../sink-options.js';
 import { createBridgeSink } from '../sink/bridge-sink.js';

@@ -1,7 +1,7 @@
 // What a command is given: the parsed command line and the process's streams. Every command and
 // the argument parser stand on this file; it imports none of them.
 import type { Writable } from 'node:stream';
-import type { InputDialect } from '../dialects/detect.js';
+import type { InputDialect } from '../events/dialect-name.js';
 import type { RouterOptions } from '../partitions/router.js';
 import type { Env } from '../sink-options.js';
 import type { HttpSourceOptions } from '../sources/http-source.js';

@@ -1,4 +1,4 @@
-import { INPUT_DIALECTS } from '../dialects/detect.js';
+import { INPUT_DIALECTS } from '../events/dialect-name.js';
 
 /** `agent-otel-bridge help`. */
 export const USAGE = `Usage: agent-otel-bridge <command> [options]

@@ -1,29 +1,8 @@
-import { agentSdk } from './agent-sdk/agent-sdk.js';
-import { behest } from './behest/behest.js';
-import { crabtalk } from './crabtalk/crabtalk.js';
-import { oxi } from './oxi/oxi.js';
-import type {
-  Dialect,
-  DialectName,
-  ParseResult,
-  StreamContext,
-  StreamDecoder,
-} from './shared/parse-result.js';
+import type { Dialect, ParseResult, StreamContext, StreamDecoder } from './shared/parse-result.js';
+import type { DialectName, InputDialect } from '../events/dialect-name.js';
+import { DIALECTS, dialectNamed } from './registry.js';
 import { isRecord } from './shared/parse-result.js';
 import { DEFAULT_MAX_JSON_DEPTH, jsonDeeperThan } from './shared/json-depth.js';
-
-/** Dialects that can be named on input. `auto` decides from each line's shape. */
-export type InputDialect = 'auto' | Exclude<DialectName, 'native'>;
-
-export const INPUT_DIALECTS: readonly InputDialect[] = [
-  'auto',
-  'behest',
-  'oxi',
-  'agent-sdk',
-  'crabtalk',
-];
-
-const DIALECTS: readonly Dialect[] = [behest, oxi, agentSdk, crabtalk];
 
 export interface LineResult {
   readonly dialect: DialectName | 'unknown';
@@ -47,8 +26,7 @@ export function createLineDecoder(dialect: InputDialect, stream: StreamContext):
     }
     return decoder;
   };
-  let locked: Dialect | undefined =
-    dialect === 'auto' ? undefined : DIALECTS.find((d) => d.name === dialect);
+  let locked: Dialect | undefined = dialect === 'auto' ? undefined : dialectNamed(dialect);
   const fixed = locked !== undefined;
   const maxDepth = stream.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH;
 

@@ -1,5 +1,5 @@
 import type { Attributes, Context, HrTime, Span, SpanContext } from '@opentelemetry/api';
-import type { DialectName } from '../dialects/shared/parse-result.js';
+import type { DialectName } from '../events/dialect-name.js';
 import type { Instruments } from './metrics/instruments.js';
 import type { SpanBudget } from './spans/span-budget.js';
 

@@ -3,7 +3,7 @@ import type { Span } from '@opentelemetry/api';
 import type { AgentEvent, TerminalEvent } from '../events/agent-event.js';
 import { isTerminal } from '../events/agent-event.js';
 import { maxHrTime } from '../events/hr-time.js';
-import type { DialectName } from '../dialects/shared/parse-result.js';
+import type { DialectName } from '../events/dialect-name.js';
 import { applyEvent } from './apply-event.js';
 import { agentMetricAttributes, createInstruments } from './metrics/instruments.js';
 import { endRun } from './spans/run-end.js';

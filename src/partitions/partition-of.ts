@@ -1,3 +1,5 @@
+import { PUBLISHED_DIALECT, runIdOfLine } from '../dialects/registry.js';
+
 // The one partition model, from cores to machines: a run belongs to partition
 // `fnv1a32(run id) mod P`, wherever it is computed (router, instance, test), so every event of a
 // run lands in the same partition and one owner sees the whole run.
@@ -18,23 +20,11 @@ export function partitionOf(runId: string, partitions: number): number {
 }
 
 /**
- * The run id of a published event: behest's `{"Variant":{"run_id":…}}` (the runtimes that publish
+ * The run id of a published event, read the way its dialect reads it (the runtimes that publish
  * to a broker name their runs). Undefined for anything else, which goes to partition 0.
  */
 export function runIdOf(text: string): string | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const keys = Object.keys(value);
-  if (keys.length !== 1) return undefined;
-  const payload = (value as Record<string, unknown>)[keys[0]!];
-  if (typeof payload !== 'object' || payload === null) return undefined;
-  const runId = (payload as Record<string, unknown>)['run_id'];
-  return typeof runId === 'string' && runId !== '' ? runId : undefined;
+  return runIdOfLine(PUBLISHED_DIALECT, text);
 }
 
 /** The partition a published event goes to. */

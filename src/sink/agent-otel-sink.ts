@@ -1,5 +1,5 @@
-import type { DialectName } from '../dialects/shared/parse-result.js';
-import type { InputDialect } from '../dialects/detect.js';
+import type { DialectName } from '../events/dialect-name.js';
+import type { InputDialect } from '../events/dialect-name.js';
 import type { AgentEvent } from '../events/agent-event.js';
 import type { EvictionReason } from '../mapping/run-tracker.js';
 

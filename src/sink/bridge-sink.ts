@@ -2,8 +2,9 @@ import { diag, metrics, trace } from '@opentelemetry/api';
 import type { AgentOtelSink, EventOutcome, EventStream, HandleResult } from './agent-otel-sink.js';
 import { resolveConfig } from '../config.js';
 import { createLineDecoder } from '../dialects/detect.js';
-import type { InputDialect, LineDecoder } from '../dialects/detect.js';
-import type { DialectName, ParseResult } from '../dialects/shared/parse-result.js';
+import type { LineDecoder, LineResult } from '../dialects/detect.js';
+import type { ParseResult } from '../dialects/shared/parse-result.js';
+import type { DialectName, InputDialect } from '../events/dialect-name.js';
 import { createArrivalClock } from '../dialects/shared/stream-clock.js';
 import type { AgentEvent } from '../events/agent-event.js';
 import { nativeEventProblem } from '../events/native-event-check.js';
@@ -41,21 +42,6 @@ export interface BridgeSinkHooks {
 }
 
 const log = diag.createComponentLogger({ namespace: PACKAGE_NAME });
-
-/** Creates the event sink. Registers nothing globally; throws `ConfigError` on bad options only. */
-export function createAgentOtelSink(options: AgentOtelSinkOptions = {}): AgentOtelSink {
-  const sink = createBridgeSink(options);
-  // The public surface, and nothing of the sources' plumbing.
-  return {
-    handle: (event) => sink.handle(event),
-    handleJson: (line, dialect) => sink.handleJson(line, dialect),
-    openStream: (scope, dialect) => sink.openStream(scope, dialect),
-    endOpenRuns: (reason) => sink.endOpenRuns(reason),
-    stats: () => sink.stats(),
-    flush: () => sink.flush(),
-    shutdown: (shutdownOptions) => sink.shutdown(shutdownOptions),
-  };
-}
 
 /** The sink with the sources' own entry points (the CLI's sources use it). */
 export function createBridgeSink(
@@ -181,6 +167,23 @@ export function createBridgeSink(
     return applyAll(result.events, dialect, source.sourceType);
   };
 
+  /** Decodes one line and maps it; a decoder's fault is a counted rejection, never a throw. */
+  const decodeAndApply = (decoder: LineDecoder, line: string): HandleResult => {
+    let decoded: LineResult;
+    try {
+      decoded = decoder.decodeLine(line);
+    } catch (error) {
+      log.error('failed to decode a line', error);
+      return count({
+        outcome: 'rejected',
+        dialect: decoder.dialect ?? 'unknown',
+        reason: 'internal_error',
+        message: 'internal error while decoding; see diagnostics',
+      });
+    }
+    return applyParsed(decoded.result, decoded.dialect);
+  };
+
   const streams = new Map<string, LineDecoder>();
   const openStream = (scope: string, dialect: InputDialect = config.dialect): EventStream => {
     const decoder = createLineDecoder(dialect, {
@@ -192,10 +195,7 @@ export function createBridgeSink(
       get dialect() {
         return decoder.dialect;
       },
-      handleJson(line) {
-        const { dialect: detected, result } = decoder.decodeLine(line);
-        return applyParsed(result, detected);
-      },
+      handleJson: (line) => decodeAndApply(decoder, line),
     };
   };
 
@@ -224,8 +224,7 @@ export function createBridgeSink(
         });
         streams.set(dialect, stream);
       }
-      const { dialect: detected, result } = stream.decodeLine(line);
-      return applyParsed(result, detected);
+      return decodeAndApply(stream, line);
     },
     handleParsed: applyParsed,
     openStream,

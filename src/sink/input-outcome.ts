@@ -1,4 +1,4 @@
-import type { DialectName } from '../dialects/shared/parse-result.js';
+import type { DialectName } from '../events/dialect-name.js';
 import type { Settler } from '../mapping/order/reorder-buffer.js';
 import type { TrackOutcome } from '../mapping/run-tracker.js';
 import type { HandleResult } from './agent-otel-sink.js';

@@ -1,4 +1,4 @@
-import type { InputDialect } from '../dialects/detect.js';
+import type { InputDialect } from '../events/dialect-name.js';
 import type { BridgeSink } from '../sink/bridge-sink.js';
 import type { EventStream, HandleResult } from '../sink/agent-otel-sink.js';
 

@@ -1,7 +1,8 @@
 import { CrabtalkFeedDecoder } from '../../dialects/crabtalk/crabtalk-feed.js';
 import { subscribeCrabtalk } from '../../sources/crabtalk-socket.js';
 import type { CrabtalkEndpoint } from '../../sources/crabtalk-socket.js';
-import { createCommandSink, createDeliveryTally } from '../command-sink.js';
+import { resolveConfig } from '../../config.js';
+import { commandSinkOptions, createCommandSink, createDeliveryTally } from '../command-sink.js';
 import type { CommonOptions } from '../command.js';
 import { setUpOutput } from '../output/output.js';
 import type { Io } from '../command.js';
@@ -23,7 +24,8 @@ export async function runCrabtalk(
     telemetry: output.telemetry,
     onRunEnd: (run) => delivery.runEnded(run),
   });
-  const decoder = new CrabtalkFeedDecoder(Date.now);
+  const { maxJsonDepth } = resolveConfig(commandSinkOptions(io.env, options));
+  const decoder = new CrabtalkFeedDecoder(Date.now, maxJsonDepth);
   const started = performance.now();
   let frames = 0;
   const say = (line: string) => {

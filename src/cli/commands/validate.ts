@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { Env } from '../../sink-options.js';
-import type { InputDialect } from '../../dialects/detect.js';
+import type { InputDialect } from '../../events/dialect-name.js';
 import type { RunSummary } from '../../mapping/tracker-context.js';
 import { createCommandSink } from '../command-sink.js';
 import type { HandleResult } from '../../sink/agent-otel-sink.js';

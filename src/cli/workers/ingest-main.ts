@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { createLineDecoder } from '../../dialects/detect.js';
-import type { InputDialect } from '../../dialects/detect.js';
+import { routesByRun } from '../../dialects/registry.js';
+import type { InputDialect } from '../../events/dialect-name.js';
 import { describeTraceDestination } from '../../telemetry/index.js';
 import { lineOwner } from './line-owner.js';
 import { workerEnv } from './worker-env.js';
@@ -94,9 +95,10 @@ export async function runParallelPipeline(
   let lines = 0;
   const consume = async (input: Input, index: number) => {
     // Until the input's dialect is known, its lines go to its home worker, which detects it as
-    // one thread would. Once it is behest, every line (the one that told) goes to its run's
-    // worker, read as behest there; other dialects stay whole on the home worker.
-    const home = lineOwner(undefined, input.name, workerCount);
+    // one thread would. Once it is a dialect that names its run in every line (behest), every
+    // line (the one that told) goes to its run's worker, read in that dialect there; other
+    // dialects stay whole on the home worker.
+    const home = lineOwner(undefined, 'auto', input.name, workerCount);
     const detector =
       options.dialect === 'auto'
         ? createLineDecoder('auto', { scope: input.name, arrival: () => [0, 0] })
@@ -109,12 +111,12 @@ export async function runParallelPipeline(
         const locked = detector.dialect;
         if (locked !== undefined && locked !== 'native') dialect = locked;
       }
-      const behest = dialect === 'behest';
-      const owner = behest
-        ? lineOwner(line.ok ? line.text : undefined, input.name, workerCount)
+      const byRun = dialect !== 'auto' && routesByRun(dialect);
+      const owner = byRun
+        ? lineOwner(line.ok ? line.text : undefined, dialect, input.name, workerCount)
         : home;
-      // The stream a worker reads the line in: behest as such, anything else as given.
-      const hint: InputDialect = behest ? 'behest' : options.dialect;
+      // The stream a worker reads the line in: a dialect routed by run as such, else as given.
+      const hint: InputDialect = byRun ? dialect : options.dialect;
       const w = workers[owner]!;
       const batch = w.batch;
       batch.dialect.push(hint);

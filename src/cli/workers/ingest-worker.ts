@@ -2,7 +2,7 @@
 // routes to it (a run's lines always to the same worker).
 import { parentPort, workerData } from 'node:worker_threads';
 import type { EventStream } from '../../sink/agent-otel-sink.js';
-import type { InputDialect } from '../../dialects/detect.js';
+import type { InputDialect } from '../../events/dialect-name.js';
 import { startExportingSink } from '../command-sink.js';
 import type { FromWorker, Rejected, ToWorker, Unknown, WorkerSetup } from './worker-protocol.js';
 

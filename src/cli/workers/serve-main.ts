@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import { createLineDecoder } from '../../dialects/detect.js';
-import type { InputDialect, LineDecoder } from '../../dialects/detect.js';
+import { routesByRun } from '../../dialects/registry.js';
+import type { LineDecoder } from '../../dialects/detect.js';
+import type { InputDialect } from '../../events/dialect-name.js';
 import { MAX_NAMED_STREAMS } from '../../sources/event-intake.js';
 import type { LineOutcome } from '../../sources/event-intake.js';
 import type { CommonOptions } from '../command.js';
@@ -100,7 +102,7 @@ export function startWorkerBackend(
         if (failed !== undefined) return Promise.reject(failed);
         const id = (requests += 1);
         const { scope, named } = stream;
-        const home = lineOwner(undefined, scope, count);
+        const home = lineOwner(undefined, 'auto', scope, count);
         let dialect: InputDialect =
           stream.dialect === 'auto' ? (detected.get(scope) ?? 'auto') : stream.dialect;
         let detector: LineDecoder | undefined;
@@ -121,8 +123,8 @@ export function startWorkerBackend(
               }
             }
           }
-          const behest = dialect === 'behest';
-          const owner = behest && text !== null ? lineOwner(text, scope, count) : home;
+          const byRun = dialect !== 'auto' && routesByRun(dialect);
+          const owner = byRun && text !== null ? lineOwner(text, dialect, scope, count) : home;
           let batch = batches.get(owner);
           if (batch === undefined) {
             batch = { type: 'request', id, scope, named, text: [], dialect: [], bad: [] };
@@ -136,8 +138,8 @@ export function startWorkerBackend(
               message: line.message,
             });
           batch.text.push(text);
-          // The stream a worker reads the line in: behest as such, anything else as asked.
-          batch.dialect.push(behest ? 'behest' : stream.dialect);
+          // The stream a worker reads the line in: a dialect routed by run as such, else as asked.
+          batch.dialect.push(byRun ? dialect : stream.dialect);
           indexes.get(owner)!.push(i);
         });
         if (batches.size === 0) return [];

@@ -1,7 +1,7 @@
 // One `serve --workers` thread: a sink, tracker and export pipeline of its own for the lines the
 // main thread routes to it (a behest run's always to the same worker, another stream's all to one).
 import { parentPort, workerData } from 'node:worker_threads';
-import type { InputDialect } from '../../dialects/detect.js';
+import type { InputDialect } from '../../events/dialect-name.js';
 import type { IntakeLine, LineOutcome } from '../../sources/event-intake.js';
 import { startLocalBackend } from '../commands/serve-backend.js';
 import type {

@@ -1,4 +1,4 @@
-import type { InputDialect } from '../../dialects/detect.js';
+import type { InputDialect } from '../../events/dialect-name.js';
 import type { SinkStats } from '../../sink/agent-otel-sink.js';
 import type { CommonOptions } from '../command.js';
 import type { LineOutcome } from '../../sources/event-intake.js';

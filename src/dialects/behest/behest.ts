@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { behestRunIdOf } from './behest-run-id.js';
 import type { AgentEvent, ToolResult } from '../../events/agent-event.js';
 import {
   CompactionCircuitOpened,
@@ -287,4 +288,5 @@ export const behest: Dialect = {
     return Object.hasOwn(VARIANTS, key) ? 'maybe' : 'no';
   },
   createDecoder: () => STATELESS,
+  runIdOf: behestRunIdOf,
 };

@@ -40,6 +40,8 @@ export class CrabtalkConversation {
   constructor(
     private readonly conversationId?: string,
     private readonly runAttributes: Readonly<Record<string, AnnotationValue>> = {},
+    /** Deepest JSON nesting parsed in JSON-string tool arguments (deeper stays text). */
+    private readonly maxJsonDepth: number = DEFAULT_MAX_JSON_DEPTH,
   ) {
     this.runs = new ScopedRuns('crabtalk', conversationId);
   }
@@ -97,7 +99,7 @@ export class CrabtalkConversation {
           time: t,
           callId: id,
           toolName: call.name,
-          arguments: parseArguments(call.arguments),
+          arguments: parseArguments(call.arguments, this.maxJsonDepth),
         },
         { type: 'ToolExecutionStarted', runId, time: t, callId: id, toolName: call.name },
       );
@@ -220,8 +222,8 @@ export class CrabtalkConversation {
 }
 
 /** JSON-string arguments, parsed; kept as text when they are not JSON or nest too deep. */
-function parseArguments(text: string): unknown {
-  if (jsonDeeperThan(text, DEFAULT_MAX_JSON_DEPTH)) return text;
+function parseArguments(text: string, maxJsonDepth: number): unknown {
+  if (jsonDeeperThan(text, maxJsonDepth)) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -80,7 +80,11 @@ export class CrabtalkFeedDecoder {
   private readonly conversations = new Map<string, CrabtalkConversation>();
   private readonly arrival: ReturnType<typeof createArrivalClock>;
 
-  constructor(now: () => number) {
+  /** @param maxJsonDepth deepest JSON parsed in JSON-string tool arguments (`maxJsonDepth`). */
+  constructor(
+    now: () => number,
+    private readonly maxJsonDepth?: number,
+  ) {
     this.arrival = createArrivalClock(now);
   }
 
@@ -115,6 +119,7 @@ export class CrabtalkFeedDecoder {
       conversation = new CrabtalkConversation(
         msg.sender === '' ? undefined : msg.sender,
         msg.agent === '' ? {} : { 'crabtalk.agent': msg.agent },
+        this.maxJsonDepth,
       );
       this.conversations.set(key, conversation);
       if (this.conversations.size > MAX_CONVERSATIONS) {

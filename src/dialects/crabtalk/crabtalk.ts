@@ -79,7 +79,7 @@ class CrabtalkJsonDecoder {
   private readonly conversation: CrabtalkConversation;
 
   constructor(private readonly stream: StreamContext) {
-    this.conversation = new CrabtalkConversation();
+    this.conversation = new CrabtalkConversation(undefined, {}, stream.maxJsonDepth);
   }
 
   decode(value: unknown): ParseResult {

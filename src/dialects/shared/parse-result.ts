@@ -1,8 +1,6 @@
 import type { HrTime } from '@opentelemetry/api';
 import type { AgentEvent } from '../../events/agent-event.js';
-
-/** Names of the dialects the bridge reads. `native` is the library's own typed events. */
-export type DialectName = 'behest' | 'oxi' | 'agent-sdk' | 'crabtalk' | 'native';
+import type { RuntimeDialect } from '../../events/dialect-name.js';
 
 /** Why a line was not turned into events. Low-cardinality; used as a metric attribute. */
 export type RejectReason =
@@ -60,10 +58,15 @@ export interface StreamDecoder {
 
 /** A runtime's wire format. */
 export interface Dialect {
-  readonly name: Exclude<DialectName, 'native'>;
+  readonly name: RuntimeDialect;
   /** Whether a value looks like this dialect (auto-detection). */
   classify(value: unknown): Verdict;
   createDecoder(stream: StreamContext): StreamDecoder;
+  /**
+   * The run a raw line names, found without decoding it, for dialects whose every input names
+   * its run (routing by run). Absent where runs are named by their stream.
+   */
+  runIdOf?(text: string): string | undefined;
 }
 
 /** Helpers for dialect files. */

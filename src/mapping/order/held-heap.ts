@@ -1,6 +1,6 @@
 import { compareHrTime } from '../../events/hr-time.js';
 import type { AgentEvent } from '../../events/agent-event.js';
-import type { DialectName } from '../../dialects/shared/parse-result.js';
+import type { DialectName } from '../../events/dialect-name.js';
 import type { TrackOutcome } from '../run-tracker.js';
 
 // The events of one run held for reordering, as a binary min-heap by (time, arrival).

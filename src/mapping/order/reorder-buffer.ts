@@ -2,7 +2,7 @@ import type { HrTime } from '@opentelemetry/api';
 import type { AgentEvent } from '../../events/agent-event.js';
 import { isTerminal } from '../../events/agent-event.js';
 import { compareHrTime } from '../../events/hr-time.js';
-import type { DialectName } from '../../dialects/shared/parse-result.js';
+import type { DialectName } from '../../events/dialect-name.js';
 import { AppliedPrints } from './applied-prints.js';
 import { eventFingerprint } from './event-fingerprint.js';
 import { Fifo } from './fifo.js';

@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import type { Attributes } from '@opentelemetry/api';
 import type { AgentEvent } from '../../events/agent-event.js';
-import type { DialectName } from '../../dialects/shared/parse-result.js';
+import type { DialectName } from '../../events/dialect-name.js';
 import { toTraceId } from '../ids.js';
 import type { Instruments } from '../metrics/instruments.js';
 import type { RunRecord } from '../run-state.js';
