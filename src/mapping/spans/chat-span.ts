@@ -1,13 +1,16 @@
+// A model call's `chat {model}` span, its whole life: opened with its iteration, fed text, usage
+// and notes, closed when the call ends, and made (attributes, events, end) with its metrics.
 import { SpanStatusCode } from '@opentelemetry/api';
-import type { HrTime } from '@opentelemetry/api';
+import type { Attributes, HrTime, SpanContext } from '@opentelemetry/api';
+import type { AssistantMessageCommitted, UsageRecorded } from '../../events/agent-event.js';
 import { maxHrTime, secondsBetween } from '../../events/hr-time.js';
-import { toContentAttribute } from '../privacy/content.js';
 import { chatMetricAttributes } from '../metrics/instruments.js';
-import type { ChatRecord, RunRecord, SpanNote } from '../run-state.js';
-import { takeAttributes, takeEvent } from './span-budget.js';
-import { SpanKind, startSpan, within } from './start-span.js';
+import { toContentAttribute } from '../privacy/content.js';
+import type { ChatRecord, MutableModel, RunRecord, SpanNote } from '../run-state.js';
 import * as S from '../semconv.js';
 import type { TrackerContext } from '../tracker-context.js';
+import { takeAttributes, takeEvent } from './span-budget.js';
+import { SpanKind, startSpan, within } from './start-span.js';
 
 /** How a model call stops: normally, or cut short by its run's end (and failing with it). */
 export interface ChatCut {
@@ -16,7 +19,39 @@ export interface ChatCut {
   readonly errorType?: string | undefined;
 }
 
-/** The model call ends (its end time is fixed); the span is ended with the run. */
+/** ModelStarted: the iteration's model call, under its span; the run's current call from now. */
+export function openChat(
+  run: RunRecord,
+  iteration: number,
+  parent: SpanContext,
+  start: HrTime,
+  model: MutableModel,
+): void {
+  run.chat = {
+    iteration,
+    parent,
+    conversationId: run.conversationId,
+    start,
+    notes: undefined,
+    eventsTaken: 0,
+    attributesTaken: 0,
+    provider: model.provider,
+    model: model.model,
+    firstChunk: undefined,
+    inputTokens: undefined,
+    outputTokens: undefined,
+    cacheReadTokens: undefined,
+    cacheCreationTokens: undefined,
+    text: '',
+    finishReason: undefined,
+    end: undefined,
+    incomplete: false,
+    errorType: undefined,
+  };
+  run.chats.push(run.chat);
+}
+
+/** The model call ends (its end time is fixed); the span is made with the run. */
 export function closeChat(run: RunRecord, chat: ChatRecord, cut: ChatCut): void {
   if (chat.end === undefined) {
     chat.end = maxHrTime(cut.time, chat.start);
@@ -44,6 +79,56 @@ export function noteOnChat(ctx: TrackerContext, chat: ChatRecord, note: SpanNote
   if (Object.keys(attributes).length > 0) (chat.notes ??= []).push({ ...note, attributes });
 }
 
+/** TextDelta: the call's first chunk, and its text when content is captured. */
+export function addChatText(
+  ctx: TrackerContext,
+  chat: ChatRecord,
+  time: HrTime,
+  delta: string,
+): void {
+  chat.firstChunk ??= time;
+  if (ctx.captureContent && chat.text.length <= ctx.maxContentBytes) chat.text += delta;
+}
+
+/** UsageRecorded: tokens on the model call and the run, one metric point per token type. */
+export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRecorded): void {
+  const { inputTokens, outputTokens, cacheReadInputTokens, cacheCreationInputTokens } = event.usage;
+  const chat = targetChat(run, event.iteration);
+  const model: MutableModel = chat ?? run;
+  const add = (a: number | undefined, b: number | undefined) =>
+    b === undefined ? a : (a ?? 0) + b;
+  if (chat !== undefined) {
+    chat.inputTokens = add(chat.inputTokens, inputTokens);
+    chat.outputTokens = add(chat.outputTokens, outputTokens);
+    chat.cacheReadTokens = add(chat.cacheReadTokens, cacheReadInputTokens);
+    chat.cacheCreationTokens = add(chat.cacheCreationTokens, cacheCreationInputTokens);
+  }
+  run.inputTokens = add(run.inputTokens, inputTokens);
+  run.outputTokens = add(run.outputTokens, outputTokens);
+  if (inputTokens !== undefined) {
+    run.instruments.tokenUsage.record(inputTokens, {
+      ...chatMetricAttributes(model),
+      [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_INPUT,
+    });
+  }
+  if (outputTokens !== undefined) {
+    run.instruments.tokenUsage.record(outputTokens, {
+      ...chatMetricAttributes(model),
+      [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_OUTPUT,
+    });
+  }
+}
+
+/** AssistantMessageCommitted: ends the model call; takes the provider, model and finish reason it names. */
+export function commitMessage(run: RunRecord, event: AssistantMessageCommitted): void {
+  const chat = targetChat(run, event.iteration);
+  if (chat === undefined) return;
+  if (event.provider !== undefined) chat.provider = event.provider;
+  if (event.model !== undefined) chat.model = event.model;
+  if (event.finishReason !== undefined) chat.finishReason = event.finishReason;
+  closeChat(run, chat, { time: event.time, incomplete: false });
+}
+
 /** Creates the call's span with its final attributes and events, ends it, records its metrics. */
 export function finalizeChat(
   ctx: TrackerContext,
@@ -52,18 +137,50 @@ export function finalizeChat(
   runEnd: HrTime,
 ): void {
   const end = chat.end ?? maxHrTime(runEnd, chat.start);
-  const attributes = chatMetricAttributes(chat);
-  if (chat.conversationId !== undefined)
-    attributes[S.ATTR_GEN_AI_CONVERSATION_ID] = chat.conversationId;
+  const span = startSpan({
+    tracer: ctx.tracer,
+    name:
+      chat.model === undefined
+        ? S.GEN_AI_OPERATION_CHAT
+        : `${S.GEN_AI_OPERATION_CHAT} ${chat.model}`,
+    kind: SpanKind.CLIENT,
+    parent: within(run.parent, chat.parent),
+    traceId: run.traceId,
+    role: `chat/${chat.iteration}`,
+    startTime: chat.start,
+    attributes: chatSpanAttributes(ctx, chat),
+  });
+  for (const note of chat.notes ?? []) {
+    if (note.name === undefined) span.setAttributes(note.attributes);
+    else span.addEvent(note.name, note.attributes, note.time);
+  }
+  if (chat.errorType !== undefined) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end(end);
+  const metricAttributes = chatMetricAttributes(chat, chat.errorType);
+  run.instruments.operationDuration.record(secondsBetween(end, chat.start), metricAttributes);
+  if (chat.firstChunk !== undefined) {
+    run.instruments.timeToFirstChunk.record(
+      secondsBetween(chat.firstChunk, chat.start),
+      metricAttributes,
+    );
+  }
+}
+
+/** The span's attributes (its metric points have their own, low-cardinality set). */
+function chatSpanAttributes(ctx: TrackerContext, chat: ChatRecord): Attributes {
+  const attributes: Attributes = { [S.ATTR_GEN_AI_OPERATION_NAME]: S.GEN_AI_OPERATION_CHAT };
+  const set = (key: string, value: number | string | string[] | undefined) => {
+    if (value !== undefined) attributes[key] = value;
+  };
+  set(S.ATTR_GEN_AI_PROVIDER_NAME, chat.provider);
+  set(S.ATTR_GEN_AI_REQUEST_MODEL, chat.model);
+  set(S.ATTR_GEN_AI_CONVERSATION_ID, chat.conversationId);
   attributes[S.ATTR_AGENT_ITERATION_NUMBER] = chat.iteration;
   if (chat.firstChunk !== undefined)
     attributes[S.ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = secondsBetween(
       chat.firstChunk,
       chat.start,
     );
-  const set = (key: string, value: number | string | string[] | undefined) => {
-    if (value !== undefined) attributes[key] = value;
-  };
   set(S.ATTR_GEN_AI_USAGE_INPUT_TOKENS, chat.inputTokens);
   set(S.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, chat.outputTokens);
   set(S.ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, chat.cacheReadTokens);
@@ -80,31 +197,5 @@ export function finalizeChat(
   }
   if (chat.end === undefined || chat.incomplete) attributes[S.ATTR_AGENT_SPAN_INCOMPLETE] = true;
   if (chat.errorType !== undefined) attributes[S.ATTR_ERROR_TYPE] = chat.errorType;
-  const span = startSpan({
-    tracer: ctx.tracer,
-    name:
-      chat.model === undefined
-        ? S.GEN_AI_OPERATION_CHAT
-        : `${S.GEN_AI_OPERATION_CHAT} ${chat.model}`,
-    kind: SpanKind.CLIENT,
-    parent: within(run.parent, chat.parent),
-    traceId: run.traceId,
-    role: `chat/${chat.iteration}`,
-    startTime: chat.start,
-    attributes,
-  });
-  for (const note of chat.notes ?? []) {
-    if (note.name === undefined) span.setAttributes(note.attributes);
-    else span.addEvent(note.name, note.attributes, note.time);
-  }
-  if (chat.errorType !== undefined) span.setStatus({ code: SpanStatusCode.ERROR });
-  span.end(end);
-  const metricAttributes = chatMetricAttributes(chat, chat.errorType);
-  run.instruments.operationDuration.record(secondsBetween(end, chat.start), metricAttributes);
-  if (chat.firstChunk !== undefined) {
-    run.instruments.timeToFirstChunk.record(
-      secondsBetween(chat.firstChunk, chat.start),
-      metricAttributes,
-    );
-  }
+  return attributes;
 }

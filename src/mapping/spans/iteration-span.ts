@@ -1,35 +1,15 @@
-import type { Attributes } from '@opentelemetry/api';
-import type {
-  AssistantMessageCommitted,
-  ModelStarted,
-  UsageRecorded,
-} from '../../events/agent-event.js';
+// A model iteration's `agent.iteration` span, its whole life: started by ModelStarted (with its
+// model call), ended by the next iteration or the run's end.
+import { SpanStatusCode } from '@opentelemetry/api';
+import type { Attributes, HrTime } from '@opentelemetry/api';
+import type { ModelStarted } from '../../events/agent-event.js';
 import { ACCEPTED, rejected } from '../apply-outcome.js';
 import type { ApplyOutcome } from '../apply-outcome.js';
-import { chatMetricAttributes } from '../metrics/instruments.js';
-import { closeChat, targetChat } from './chat-span.js';
-import { endIteration } from './run-end.js';
-import type { MutableModel, RunRecord } from '../run-state.js';
+import type { RunRecord } from '../run-state.js';
 import * as S from '../semconv.js';
-import { SpanKind, startSpan, within } from './start-span.js';
 import type { TrackerContext } from '../tracker-context.js';
-
-/** Fills in the run's provider and model when it did not know them yet (a lazily opened run). */
-export function learnRunModel(
-  ctx: TrackerContext,
-  run: RunRecord,
-  provider: string | undefined,
-  model: string | undefined,
-): void {
-  if (provider !== undefined && run.provider === undefined) {
-    run.provider = provider;
-    if (ctx.latestGenAi !== true) run.span.setAttribute(S.ATTR_GEN_AI_PROVIDER_NAME, provider);
-  }
-  if (model !== undefined && run.model === undefined) {
-    run.model = model;
-    run.span.setAttribute(S.ATTR_GEN_AI_REQUEST_MODEL, model);
-  }
-}
+import { closeChat, openChat } from './chat-span.js';
+import { SpanKind, startSpan, within } from './start-span.js';
 
 /** ModelStarted: ends the previous iteration, starts the iteration span and its model call. */
 export function startIteration(
@@ -57,7 +37,6 @@ export function startIteration(
   }
   if (run.chat !== undefined) closeChat(run, run.chat, { time: event.time, incomplete: false });
   endIteration(run, event.time);
-  learnRunModel(ctx, run, event.provider, event.model);
   run.highestIteration = event.iteration;
   run.iterationCount += 1;
 
@@ -77,72 +56,21 @@ export function startIteration(
     attributes: iterationAttributes,
   });
   run.iteration = { number: n, span, eventsTaken: 0, attributesTaken: 0 };
-
-  run.chat = {
-    iteration: n,
-    parent: span.spanContext(),
-    conversationId: run.conversationId,
-    start: event.time,
-    notes: undefined,
-    eventsTaken: 0,
-    attributesTaken: 0,
+  openChat(run, n, span.spanContext(), event.time, {
     provider: event.provider ?? run.provider,
     model: event.model ?? run.model,
-    firstChunk: undefined,
-    inputTokens: undefined,
-    outputTokens: undefined,
-    cacheReadTokens: undefined,
-    cacheCreationTokens: undefined,
-    text: '',
-    finishReason: undefined,
-    end: undefined,
-    incomplete: false,
-    errorType: undefined,
-  };
-  run.chats.push(run.chat);
+  });
   return ACCEPTED;
 }
 
-/** UsageRecorded: tokens on the open model call and the run, one metric point per token type. */
-export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRecorded): void {
-  const { inputTokens, outputTokens, cacheReadInputTokens, cacheCreationInputTokens } = event.usage;
-  const chat = targetChat(run, event.iteration);
-  const model: MutableModel = chat ?? run;
-  const add = (a: number | undefined, b: number | undefined) =>
-    b === undefined ? a : (a ?? 0) + b;
-  if (chat !== undefined) {
-    chat.inputTokens = add(chat.inputTokens, inputTokens);
-    chat.outputTokens = add(chat.outputTokens, outputTokens);
-    chat.cacheReadTokens = add(chat.cacheReadTokens, cacheReadInputTokens);
-    chat.cacheCreationTokens = add(chat.cacheCreationTokens, cacheCreationInputTokens);
+/** Ends the open iteration's span (failing it with its run when `errorType` is given). */
+export function endIteration(run: RunRecord, time: HrTime, errorType?: string): void {
+  const iteration = run.iteration;
+  if (iteration === undefined) return;
+  if (errorType !== undefined) {
+    iteration.span.setStatus({ code: SpanStatusCode.ERROR });
+    iteration.span.setAttribute(S.ATTR_ERROR_TYPE, errorType);
   }
-  run.inputTokens = add(run.inputTokens, inputTokens);
-  run.outputTokens = add(run.outputTokens, outputTokens);
-  if (inputTokens !== undefined) {
-    run.instruments.tokenUsage.record(inputTokens, {
-      ...chatMetricAttributes(model),
-      [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_INPUT,
-    });
-  }
-  if (outputTokens !== undefined) {
-    run.instruments.tokenUsage.record(outputTokens, {
-      ...chatMetricAttributes(model),
-      [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_OUTPUT,
-    });
-  }
-}
-
-/** AssistantMessageCommitted: ends the model call; takes the provider, model and finish reason it names. */
-export function commitMessage(
-  ctx: TrackerContext,
-  run: RunRecord,
-  event: AssistantMessageCommitted,
-): void {
-  const chat = targetChat(run, event.iteration);
-  learnRunModel(ctx, run, event.provider, event.model);
-  if (chat === undefined) return;
-  if (event.provider !== undefined) chat.provider = event.provider;
-  if (event.model !== undefined) chat.model = event.model;
-  if (event.finishReason !== undefined) chat.finishReason = event.finishReason;
-  closeChat(run, chat, { time: event.time, incomplete: false });
+  iteration.span.end(time);
+  run.iteration = undefined;
 }

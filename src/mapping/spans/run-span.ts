@@ -1,13 +1,33 @@
-import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import type { Attributes } from '@opentelemetry/api';
+// A run's `invoke_agent {agent}` root span, its whole life: opened at the run's first applied
+// event (synthesized when that is not RunStarted), told its model as it learns it, and ended last,
+// after every open span of the run, with the run's metrics.
+import { ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Attributes, HrTime } from '@opentelemetry/api';
 import type { AgentEvent } from '../../events/agent-event.js';
 import type { DialectName } from '../../events/dialect-name.js';
+import { maxHrTime, secondsBetween } from '../../events/hr-time.js';
 import { toTraceId } from '../ids.js';
+import { agentMetricAttributes } from '../metrics/instruments.js';
 import type { Instruments } from '../metrics/instruments.js';
 import type { RunRecord } from '../run-state.js';
 import * as S from '../semconv.js';
-import { SpanKind, startSpan } from './start-span.js';
 import type { TrackerContext } from '../tracker-context.js';
+import { closeChat, finalizeChat } from './chat-span.js';
+import { endIteration } from './iteration-span.js';
+import { SpanKind, startSpan } from './start-span.js';
+import { endTool } from './tool-span.js';
+
+export type RunOutcome = 'completed' | 'failed' | 'cancelled' | 'abandoned';
+
+/** How a run ends: its outcome and, for failures, the class and scrubbed text of the error. */
+export interface RunEnding {
+  readonly outcome: RunOutcome;
+  readonly time: HrTime;
+  readonly errorType?: string;
+  readonly errorMessage?: string;
+  readonly finishReason?: string;
+  readonly iterations?: number;
+}
 
 /**
  * Opens a run at its first applied event: the `invoke_agent` root span (a synthesized one when
@@ -86,4 +106,79 @@ export function startRun(
     instruments,
   };
   return run;
+}
+
+/** Fills in the run's provider and model when it did not know them yet (a lazily opened run). */
+export function learnRunModel(
+  ctx: TrackerContext,
+  run: RunRecord,
+  provider: string | undefined,
+  model: string | undefined,
+): void {
+  if (provider !== undefined && run.provider === undefined) {
+    run.provider = provider;
+    if (ctx.latestGenAi !== true) run.span.setAttribute(S.ATTR_GEN_AI_PROVIDER_NAME, provider);
+  }
+  if (model !== undefined && run.model === undefined) {
+    run.model = model;
+    run.span.setAttribute(S.ATTR_GEN_AI_REQUEST_MODEL, model);
+  }
+}
+
+/** Ends every open span of the run, then the run span, and records the run's metrics. */
+export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): void {
+  const end = maxHrTime(ending.time, run.start);
+  const failedType = ending.outcome === 'failed' ? ending.errorType : undefined;
+  if (run.chat !== undefined)
+    closeChat(run, run.chat, { time: end, incomplete: true, errorType: failedType });
+  for (const chat of run.chats) finalizeChat(ctx, run, chat, end);
+  for (const tool of [...(run.tools?.values() ?? [])]) {
+    if (failedType !== undefined) tool.span.setStatus({ code: SpanStatusCode.ERROR });
+    endTool(ctx, run, tool, end, 'incomplete', failedType);
+  }
+  endIteration(run, end, failedType);
+
+  const span = run.span;
+  const iterations = ending.iterations ?? run.iterationCount;
+  span.setAttribute(S.ATTR_AGENT_RUN_OUTCOME, ending.outcome);
+  span.setAttribute(S.ATTR_AGENT_RUN_ITERATIONS, iterations);
+  if (ending.finishReason !== undefined)
+    span.setAttribute(S.ATTR_GEN_AI_RESPONSE_FINISH_REASONS, [ending.finishReason]);
+  if (run.inputTokens !== undefined)
+    span.setAttribute(S.ATTR_GEN_AI_USAGE_INPUT_TOKENS, run.inputTokens);
+  if (run.outputTokens !== undefined)
+    span.setAttribute(S.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, run.outputTokens);
+  if (ending.errorType !== undefined) {
+    span.setAttribute(S.ATTR_ERROR_TYPE, ending.errorType);
+    span.setStatus({
+      code: SpanStatusCode.ERROR,
+      ...(ending.errorMessage === undefined ? {} : { message: ending.errorMessage }),
+    });
+  }
+  if (ending.outcome === 'failed' && ending.errorMessage !== undefined) {
+    span.addEvent(
+      S.EVENT_EXCEPTION,
+      {
+        [S.ATTR_EXCEPTION_MESSAGE]: ending.errorMessage,
+        [S.ATTR_ERROR_TYPE]: ending.errorType ?? S.ERROR_TYPE_OTHER,
+      },
+      end,
+    );
+  }
+  span.end(end);
+
+  const runAttributes = agentMetricAttributes(ctx.agentName, run);
+  runAttributes[S.ATTR_AGENT_RUN_OUTCOME] = ending.outcome;
+  const durationAttributes = { ...runAttributes };
+  if (ending.errorType !== undefined) durationAttributes[S.ATTR_ERROR_TYPE] = ending.errorType;
+  run.instruments.invokeAgentDuration.record(secondsBetween(end, run.start), durationAttributes);
+  if (ctx.latestGenAi === true) {
+    run.instruments.inferenceCalls.record(run.chats.length, durationAttributes);
+    run.instruments.agentToolCalls.record(run.finishedTools.size, durationAttributes);
+  }
+  run.instruments.runs.add(1, runAttributes);
+  run.instruments.runsActive.add(-1, agentMetricAttributes(ctx.agentName));
+  const iterationAttributes = agentMetricAttributes(ctx.agentName);
+  iterationAttributes[S.ATTR_AGENT_RUN_OUTCOME] = ending.outcome;
+  run.instruments.iterations.record(iterations, iterationAttributes);
 }

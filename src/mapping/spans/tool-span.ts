@@ -1,18 +1,80 @@
+// A tool execution's `execute_tool {tool}` span, its whole life: the call requested by the model
+// (its arguments kept when captured), started, finished (or started at finish − duration when its
+// start was never seen), or cut short by its run's end; and the tool's metrics.
 import { SpanStatusCode } from '@opentelemetry/api';
-import type { Attributes } from '@opentelemetry/api';
-import type { ToolExecutionFinished } from '../../events/agent-event.js';
-import { subtractMillis } from '../../events/hr-time.js';
+import type { Attributes, HrTime } from '@opentelemetry/api';
+import type {
+  ToolCallCompleted,
+  ToolExecutionFinished,
+  ToolExecutionStarted,
+} from '../../events/agent-event.js';
+import { maxHrTime, secondsBetween, subtractMillis } from '../../events/hr-time.js';
 import { ACCEPTED, rejected } from '../apply-outcome.js';
 import type { ApplyOutcome } from '../apply-outcome.js';
-import { closeChat } from './chat-span.js';
-import { endTool, toolResultContent } from './run-end.js';
+import { toContentAttribute } from '../privacy/content.js';
 import type { RunRecord, ToolRecord } from '../run-state.js';
 import * as S from '../semconv.js';
-import { SpanKind, startSpan, within } from './start-span.js';
 import type { TrackerContext } from '../tracker-context.js';
+import { closeChat, noteOnChat } from './chat-span.js';
+import { takeEvent } from './span-budget.js';
+import { SpanKind, startSpan, within } from './start-span.js';
+
+/** Captured arguments kept per run for calls not yet executed (each at most `maxContentBytes`). */
+const MAX_PENDING_TOOL_ARGUMENTS = 64;
+
+/** ToolCallCompleted: the model asked for a call (an event on its span); its arguments kept. */
+export function requestTool(ctx: TrackerContext, run: RunRecord, event: ToolCallCompleted): void {
+  const attributes = {
+    [S.ATTR_GEN_AI_TOOL_NAME]: event.toolName,
+    [S.ATTR_GEN_AI_TOOL_CALL_ID]: event.callId,
+  };
+  if (run.chat !== undefined) {
+    noteOnChat(ctx, run.chat, {
+      name: S.EVENT_TOOL_CALL_REQUESTED,
+      attributes,
+      time: event.time,
+    });
+  } else {
+    const target = run.iteration ?? run;
+    if (takeEvent(ctx, target))
+      target.span.addEvent(S.EVENT_TOOL_CALL_REQUESTED, attributes, event.time);
+  }
+  if (ctx.captureContent) {
+    const pending = (run.toolArguments ??= new Map());
+    if (pending.size >= MAX_PENDING_TOOL_ARGUMENTS) {
+      // Arguments of calls that never ran: the oldest give way.
+      pending.delete(pending.keys().next().value as string);
+      ctx.limitHit(
+        'pending_tool_arguments',
+        `more than ${MAX_PENDING_TOOL_ARGUMENTS} tool calls of one run waited for execution; the oldest arguments were dropped`,
+      );
+    }
+    pending.set(event.callId, toContentAttribute(event.arguments, ctx.maxContentBytes, ctx.scrub));
+  }
+}
+
+/** ToolExecutionStarted: the model call ends and the tool's span starts. */
+export function beginTool(
+  ctx: TrackerContext,
+  run: RunRecord,
+  event: ToolExecutionStarted,
+): ApplyOutcome {
+  if (run.tools?.has(event.callId) === true || run.finishedTools.has(event.callId)) {
+    return rejected(
+      'duplicate',
+      'tool_already_started',
+      `tool call ${event.callId} already started`,
+    );
+  }
+  const limited = toolLimit(ctx, run);
+  if (limited !== undefined) return limited;
+  if (run.chat !== undefined) closeChat(run, run.chat, { time: event.time, incomplete: false });
+  startTool(ctx, run, event.callId, event.toolName, event.time);
+  return ACCEPTED;
+}
 
 /** A rejection when the run already has `maxToolsPerRun` tool spans (bounds memory per run). */
-export function toolLimit(ctx: TrackerContext, run: RunRecord): ApplyOutcome | undefined {
+function toolLimit(ctx: TrackerContext, run: RunRecord): ApplyOutcome | undefined {
   if ((run.tools?.size ?? 0) + run.finishedTools.size < ctx.maxToolsPerRun) return undefined;
   ctx.limitHit(
     'limit_tools',
@@ -26,7 +88,7 @@ export function toolLimit(ctx: TrackerContext, run: RunRecord): ApplyOutcome | u
 }
 
 /** Starts an `execute_tool` span under the open iteration (or the run). */
-export function startTool(
+function startTool(
   ctx: TrackerContext,
   run: RunRecord,
   callId: string,
@@ -105,4 +167,39 @@ export function finishTool(
     endTool(ctx, run, tool, event.time, 'failure', 'tool_error');
   }
   return ACCEPTED;
+}
+
+export type ToolOutcome = 'success' | 'failure' | 'incomplete';
+
+export function endTool(
+  ctx: TrackerContext,
+  run: RunRecord,
+  tool: ToolRecord,
+  time: HrTime,
+  outcome: ToolOutcome,
+  errorType: string | undefined,
+): void {
+  const end = maxHrTime(time, tool.start);
+  tool.span.setAttribute(S.ATTR_AGENT_TOOL_OUTCOME, outcome);
+  if (outcome === 'incomplete') tool.span.setAttribute(S.ATTR_AGENT_SPAN_INCOMPLETE, true);
+  if (errorType !== undefined) tool.span.setAttribute(S.ATTR_ERROR_TYPE, errorType);
+  tool.span.end(end);
+  const attributes: Record<string, string> = {
+    [S.ATTR_GEN_AI_TOOL_NAME]: tool.name,
+    [S.ATTR_AGENT_TOOL_OUTCOME]: outcome,
+  };
+  if (errorType !== undefined) attributes[S.ATTR_ERROR_TYPE] = errorType;
+  run.instruments.executeToolDuration.record(secondsBetween(end, tool.start), attributes);
+  run.instruments.toolCalls.add(1, {
+    [S.ATTR_GEN_AI_TOOL_NAME]: tool.name,
+    [S.ATTR_AGENT_TOOL_OUTCOME]: outcome,
+  });
+  run.tools?.delete(tool.callId);
+  if (run.tools?.size === 0) run.tools = undefined;
+  run.finishedTools.add(tool.callId);
+}
+
+/** Captured tool output, scrubbed and truncated. */
+function toolResultContent(ctx: TrackerContext, output: unknown): string {
+  return toContentAttribute(output, ctx.maxContentBytes, ctx.scrub);
 }
