@@ -12,9 +12,19 @@ const FIRST_DELAY_MILLIS = 250;
 const MAX_DELAY_MILLIS = 5000;
 
 /**
+ * Whether a failed export can never succeed as sent: the collector refused it with a 4xx other
+ * than 408 (timeout) and 429 (too many requests), as the Collector's own retry stage decides.
+ */
+export function isPermanentFailure(result: ExportResult): boolean {
+  const code = (result.error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'number' && code >= 400 && code < 500 && code !== 408 && code !== 429;
+}
+
+/**
  * Retries one export (after the exporter's own retries gave up) with a growing delay, for at most
- * `holdMillis` from its first attempt: an outage shorter than that loses nothing. The caller's
- * callback hears only the last outcome.
+ * `holdMillis` from its first attempt: an outage shorter than that loses nothing. A permanent
+ * failure (see `isPermanentFailure`) is not retried. The caller's callback hears only the last
+ * outcome.
  */
 function retrying<T>(
   attempt: (data: T, done: (result: ExportResult) => void) => void,
@@ -28,7 +38,7 @@ function retrying<T>(
   const run = () =>
     attempt(data, (result) => {
       const left = holdMillis - (performance.now() - started);
-      if (result.code === ExportResultCode.SUCCESS || left <= 0) {
+      if (result.code === ExportResultCode.SUCCESS || left <= 0 || isPermanentFailure(result)) {
         done(result);
         return;
       }
