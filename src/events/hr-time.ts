@@ -1,5 +1,8 @@
 import type { HrTime } from '@opentelemetry/api';
 
+/** Seconds and nanoseconds since the epoch, as OpenTelemetry keeps times. */
+export type { HrTime };
+
 const FRACTION_SCALE = [1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1];
 const DAY_CACHE_LIMIT = 4096;
 /** Epoch seconds of `YYYY-MM-DD` (validated), cached: a stream's events share few dates. */

@@ -1,4 +1,4 @@
-import type { HrTime } from '@opentelemetry/api';
+import type { HrTime } from '../../events/hr-time.js';
 import type { AgentEvent } from '../../events/agent-event.js';
 import type { Payload } from './agent-sdk-schemas.js';
 import { defined } from '../shared/annotation-values.js';

@@ -1,4 +1,4 @@
-import type { HrTime } from '@opentelemetry/api';
+import type { HrTime } from '../../events/hr-time.js';
 import { ENVELOPE, NO_OPS, RETRY_NOTICE, SCHEMAS, SDK_TYPES } from './agent-sdk-schemas.js';
 import type { Payload, Schemas } from './agent-sdk-schemas.js';
 import type { AgentEvent } from '../../events/agent-event.js';

@@ -1,4 +1,4 @@
-import type { HrTime } from '@opentelemetry/api';
+import type { HrTime } from '../../events/hr-time.js';
 import type { AgentEvent, AnnotationValue, TokenUsage } from '../../events/agent-event.js';
 import { DEFAULT_MAX_JSON_DEPTH, jsonDeeperThan } from '../shared/json-depth.js';
 import { ScopedRuns } from '../shared/scoped-runs.js';

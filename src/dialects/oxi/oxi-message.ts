@@ -1,4 +1,4 @@
-import type { HrTime } from '@opentelemetry/api';
+import type { HrTime } from '../../events/hr-time.js';
 import type { z } from 'zod';
 import type { AgentEvent, TokenUsage } from '../../events/agent-event.js';
 import { ToolCall, toFinishReason } from './oxi-schemas.js';

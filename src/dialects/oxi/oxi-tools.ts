@@ -1,4 +1,4 @@
-import type { HrTime } from '@opentelemetry/api';
+import type { HrTime } from '../../events/hr-time.js';
 import type { AgentEvent, AnnotationValue } from '../../events/agent-event.js';
 import type { Payload } from './oxi-schemas.js';
 import type { ScopedRuns } from '../shared/scoped-runs.js';

@@ -1,4 +1,4 @@
-import type { HrTime } from '@opentelemetry/api';
+import type { HrTime } from '../../events/hr-time.js';
 import type { AgentEvent } from '../../events/agent-event.js';
 import type { Dialect, ParseResult, StreamContext, Verdict } from '../shared/parse-result.js';
 import { accepted, ignoredVariant, isRecord, rejectedSchema } from '../shared/parse-result.js';

@@ -1,4 +1,4 @@
-import type { HrTime } from '@opentelemetry/api';
+import type { HrTime } from '../../events/hr-time.js';
 import type { AgentEvent } from '../../events/agent-event.js';
 import type { RuntimeDialect } from '../../events/dialect-name.js';
 

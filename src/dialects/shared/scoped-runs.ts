@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { HrTime } from '@opentelemetry/api';
+import type { HrTime } from '../../events/hr-time.js';
 import type { AgentEvent, Annotation, AnnotationValue } from '../../events/agent-event.js';
 import { formatHrTime } from '../../events/hr-time.js';
 

@@ -1,4 +1,4 @@
-import type { HrTime } from '@opentelemetry/api';
+import type { HrTime } from '../../events/hr-time.js';
 import { compareHrTime, hrTimeFromMillis } from '../../events/hr-time.js';
 
 /** Arrival times for one stream from a millisecond wall clock, kept strictly increasing. */
