@@ -9,19 +9,15 @@ import { fixture } from '../helpers/fixture-logs.js';
 
 /** What a full parse says the run is: the reference the raw reader must agree with. */
 function parsedRunId(text: string): string | undefined {
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    const entries = Array.isArray(value) ? [] : Object.entries(value ?? {});
+    const payload = entries.length === 1 ? (entries[0]![1] as { run_id?: unknown } | null) : null;
+    const runId = payload?.run_id;
+    return typeof runId === 'string' && runId !== '' ? runId : undefined;
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const keys = Object.keys(value);
-  if (keys.length !== 1) return undefined;
-  const payload = (value as Record<string, unknown>)[keys[0]!];
-  if (typeof payload !== 'object' || payload === null) return undefined;
-  const runId = (payload as Record<string, unknown>)['run_id'];
-  return typeof runId === 'string' && runId !== '' ? runId : undefined;
 }
 
 describe('dialect registry', () => {

@@ -1,8 +1,8 @@
 import type { SinkStats } from '../../sink/agent-otel-sink.js';
 import type { CommonOptions, Io } from '../command.js';
 import { exportHoldMillis } from '../delivery.js';
-import type { Output } from './output.js';
 import { renderJsonReport, renderReport } from './report.js';
+import type { ReportOutput } from './report.js';
 
 /** Rejected lines said one by one at most; the rest are counted in one line. */
 export const MAX_REPORTED_REJECTS = 20;
@@ -20,7 +20,7 @@ export interface IngestEnd {
   readonly lines: number;
   readonly seconds: number;
   readonly stats: SinkStats;
-  readonly output: Output | { readonly mode: 'otlp'; readonly destination: string };
+  readonly output: ReportOutput;
   /** What the collector took (OTLP output only). */
   readonly delivered:
     | { readonly spans: number; readonly delivered: number; readonly metricFailures: number }

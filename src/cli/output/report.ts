@@ -3,22 +3,25 @@ import type { Output } from './output.js';
 import { renderSummary } from './summary.js';
 import { renderTraceTree } from './trace-tree.js';
 
-/** What the CLI prints at the end: trace trees when there is no collector, then the summary. */
+/** Where a command's telemetry went: a collector, or trace trees in the terminal. */
+export type ReportOutput = Output | { readonly mode: 'otlp'; readonly destination: string };
+
+/** What a command did, for its closing report. */
+export interface RunReport {
+  readonly command: string;
+  readonly lines: number;
+  readonly seconds: number;
+  readonly stats: SinkStats;
+  /** Spans made and acknowledged by the collector (OTLP output). */
+  readonly delivered?: {
+    readonly spans: number;
+    readonly delivered: number;
+    readonly metricFailures?: number;
+  };
+}
+
 /** The summary as one JSON object (`--json`): what a script reads instead of the text. */
-export function renderJsonReport(
-  output: Output | { readonly mode: 'otlp'; readonly destination: string },
-  run: {
-    readonly command: string;
-    readonly lines: number;
-    readonly seconds: number;
-    readonly stats: SinkStats;
-    readonly delivered?: {
-      readonly spans: number;
-      readonly delivered: number;
-      readonly metricFailures?: number;
-    };
-  },
-): string {
+export function renderJsonReport(output: ReportOutput, run: RunReport): string {
   const destination = output.mode === 'otlp' ? output.destination : `terminal (${output.reason})`;
   return `${JSON.stringify({
     command: run.command,
@@ -31,17 +34,8 @@ export function renderJsonReport(
   })}\n`;
 }
 
-export function renderReport(
-  output: Output | { readonly mode: 'otlp'; readonly destination: string },
-  run: {
-    readonly command: string;
-    readonly lines: number;
-    readonly seconds: number;
-    readonly stats: SinkStats;
-    /** Spans made and acknowledged by the collector (OTLP output). */
-    readonly delivered?: { readonly spans: number; readonly delivered: number };
-  },
-): string {
+/** What the CLI prints at the end: trace trees when there is no collector, then the summary. */
+export function renderReport(output: ReportOutput, run: RunReport): string {
   const out: string[] = [];
   if (output.mode === 'terminal') {
     for (const spans of output.collector.collected().values())
