@@ -5,7 +5,7 @@
 // with one or two fields changed are where a lax check would show).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BEHEST_VARIANTS, parseBehestPayload } from '../../src/dialects/behest/behest.js';
+import { BEHEST_VARIANTS, parseBehestPayload } from '../../../src/dialects/behest/behest.js';
 
 const FIELDS = [
   'run_id',

@@ -11,8 +11,8 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeTraceRequest } from '../../src/telemetry/otlp/otlp-trace-encoder.js';
-import { createHarness } from '../helpers/harness.js';
+import { encodeTraceRequest } from '../../../src/telemetry/otlp/otlp-trace-encoder.js';
+import { createHarness } from '../../helpers/harness.js';
 
 const hex = (bytes: number) =>
   fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => Buffer.from(b).toString('hex'));
@@ -160,7 +160,7 @@ describe('OTLP/protobuf trace encoder', () => {
     for (const file of ['tools-success-failure', 'doom-loop', 'breaker', 'variants'])
       h.feed(
         readFileSync(
-          fileURLToPath(new URL(`../fixtures/behest/${file}.ndjson`, import.meta.url)),
+          fileURLToPath(new URL(`../../fixtures/behest/${file}.ndjson`, import.meta.url)),
           'utf8',
         ),
       );

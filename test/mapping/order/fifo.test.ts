@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Fifo } from '../../src/mapping/order/fifo.js';
+import { Fifo } from '../../../src/mapping/order/fifo.js';
 
 describe('Fifo', () => {
   it('gives items back in order across the compaction of its front', () => {

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BEHEST_VARIANTS, parseLine } from '../../src/index.js';
-import type { AgentEvent } from '../../src/index.js';
+import { BEHEST_VARIANTS, parseLine } from '../../../src/index.js';
+import type { AgentEvent } from '../../../src/index.js';
 
 const examples = readFileSync(
-  new URL('../fixtures/behest/variants.ndjson', import.meta.url),
+  new URL('../../fixtures/behest/variants.ndjson', import.meta.url),
   'utf8',
 )
   .trim()

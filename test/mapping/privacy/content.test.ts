@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { behest, RUN_A, toolRun } from '../helpers/behest-lines.js';
-import { createHarness, spanByName } from '../helpers/harness.js';
+import { behest, RUN_A, toolRun } from '../../helpers/behest-lines.js';
+import { createHarness, spanByName } from '../../helpers/harness.js';
 
 const CONTENT_KEYS = [
   'gen_ai.tool.call.arguments',
@@ -91,7 +91,7 @@ describe('content capture', () => {
 
 describe('content capture off by default, for every dialect', () => {
   const read = (path: string) =>
-    readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8')
+    readFileSync(new URL(`../../fixtures/${path}`, import.meta.url), 'utf8')
       .trim()
       .split('\n');
   it.each([

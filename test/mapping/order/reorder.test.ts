@@ -7,10 +7,10 @@ import type { DataPoint, Histogram, MetricData } from '@opentelemetry/sdk-metric
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { behestRuns, deliveryOf } from '../helpers/behest-runs.js';
-import type { Delivery, Emitted } from '../helpers/behest-runs.js';
-import { behest, RUN_A } from '../helpers/behest-lines.js';
-import { createHarness } from '../helpers/harness.js';
+import { behestRuns, deliveryOf } from '../../helpers/behest-runs.js';
+import type { Delivery, Emitted } from '../../helpers/behest-runs.js';
+import { behest, RUN_A } from '../../helpers/behest-lines.js';
+import { createHarness } from '../../helpers/harness.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });

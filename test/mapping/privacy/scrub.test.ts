@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createScrubber, DEFAULT_SCRUB_PATTERNS, REDACTED } from '../../src/index.js';
-import { truncateUtf8 } from '../../src/mapping/privacy/content.js';
+import { createScrubber, DEFAULT_SCRUB_PATTERNS, REDACTED } from '../../../src/index.js';
+import { truncateUtf8 } from '../../../src/mapping/privacy/content.js';
 
 const scrub = createScrubber(DEFAULT_SCRUB_PATTERNS);
 

@@ -3,11 +3,11 @@
 // takes (a quadratic pattern takes 16×: seconds to minutes here), and well under a second. The
 // minimum of five timings each, and a 250 ms floor, keep a busy machine from failing it.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SCRUB_PATTERNS } from '../../src/index.js';
+import { DEFAULT_SCRUB_PATTERNS } from '../../../src/index.js';
 import {
   CHECKED_SECRET_RULES,
   PERSONAL_DATA_RULES,
-} from '../../src/mapping/privacy/personal-data.js';
+} from '../../../src/mapping/privacy/personal-data.js';
 
 const PIECES = [
   'a',
