@@ -1,8 +1,11 @@
 // Identifiers and names that the runtime sends (session, call and message ids, provider, model and
-// tool names) become span attributes and metric labels as they are. They are the runtime's text,
-// so they are held to what free text is held to: secrets masked, length bounded. A cut identifier
-// ends with a digest of the whole, so two long ids that share a prefix stay apart, and the same id
-// always maps to the same text (tool starts and finishes still match).
+// tool names) become span names, span attributes and metric labels. They are the runtime's text,
+// so they are held to a shape: a name is letters, digits and `._:/@+-` (at most 128), an id is
+// printable ASCII without spaces. A name or id of another shape, or one in which a secret was
+// found, becomes a stable digest of itself (`#` and 16 hex digits, counted), so a span name or a
+// metric label never carries a sentence. A long id is cut and ends with a digest of the whole, so
+// two long ids that share a prefix stay apart; the same id always maps to the same text (tool
+// starts and finishes still match).
 import { createHash } from 'node:crypto';
 import type { AgentEvent } from './agent-event.js';
 
@@ -14,30 +17,49 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Distinct identifiers remembered with their clean form (the cache starts over when full). */
 const CACHE_SIZE = 4096;
 
+const NAME_FIELDS = new Set(['provider', 'model', 'toolName']);
 const ID_FIELDS = ['sessionId', 'provider', 'model', 'callId', 'toolName', 'messageId'] as const;
 
+/** A provider, model or tool name as it may be exported. */
+const NAME_SHAPE = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/;
+/** An identifier as it may be exported (length is bounded apart). */
+const ID_SHAPE = /^[\x21-\x7e]+$/;
+
+/** A stable stand-in for a name or id that may not be exported as it is. */
+export function identifierDigest(raw: string): string {
+  return `#${createHash('sha256').update(raw).digest('hex').slice(0, 16)}`;
+}
+
 /**
- * An event with each identifier field scrubbed and bounded; the same object when nothing changed.
- * `scrub` masks secrets; `onCut` hears of each identifier that was cut.
+ * An event with each identifier field held to its shape, scrubbed and bounded; the same object
+ * when nothing changed. `scrub` masks secrets in names; `onCut` hears of each identifier that was
+ * cut, `onDigest` of each that was replaced by its digest.
  */
 export function createIdentifierGuard(
   scrub: (text: string) => string,
   onCut: () => void,
+  onDigest: () => void = () => undefined,
 ): (event: AgentEvent) => AgentEvent {
   const clean = new Map<string, string>();
-  const cleanOf = (raw: string): string => {
+  const cleanOf = (raw: string, isName: boolean): string => {
     // Message, session and run ids are mostly UUIDs, which no rule masks: no scan for them.
     if (raw.length === 36 && UUID.test(raw)) return raw;
-    const known = clean.get(raw);
+    const key = isName ? `n\0${raw}` : raw;
+    const known = clean.get(key);
     if (known !== undefined) return known;
-    let text = scrub(raw);
-    if (text.length > MAX_IDENTIFIER_LENGTH) {
+    let text = raw;
+    // What a cut id keeps is all that needs scanning.
+    const probe = raw.slice(0, MAX_IDENTIFIER_LENGTH);
+    if (!(isName ? NAME_SHAPE : ID_SHAPE).test(raw) || scrub(probe) !== probe) {
+      onDigest();
+      text = identifierDigest(raw);
+    } else if (text.length > MAX_IDENTIFIER_LENGTH) {
       onCut();
       const digest = createHash('sha256').update(raw).digest('hex').slice(0, 16);
       text = `${text.slice(0, MAX_IDENTIFIER_LENGTH - 18)}…#${digest}`;
     }
     if (clean.size >= CACHE_SIZE) clean.clear();
-    clean.set(raw, text);
+    clean.set(key, text);
     return text;
   };
   return (event) => {
@@ -46,7 +68,7 @@ export function createIdentifierGuard(
     for (const field of ID_FIELDS) {
       const raw = fields[field];
       if (typeof raw !== 'string') continue;
-      const text = cleanOf(raw);
+      const text = cleanOf(raw, NAME_FIELDS.has(field));
       if (text === raw) continue;
       changed ??= { ...fields };
       changed[field] = text;

@@ -12,7 +12,7 @@ import type { LimitHit } from '../mapping/metrics/limit-report.js';
 import { createEventsCounter, createInstruments } from '../mapping/metrics/instruments.js';
 import { ReorderBuffer } from '../mapping/order/reorder-buffer.js';
 import { RunTracker } from '../mapping/run-tracker.js';
-import { createScrubber } from '../mapping/privacy/scrub.js';
+import { createScrubbers } from '../mapping/privacy/scrub.js';
 import { PACKAGE_NAME, PACKAGE_VERSION, SCHEMA_URL } from '../version.js';
 
 /** A sink's mapping, made from its configuration: the run tracker and the reorder buffer before it. */
@@ -46,14 +46,22 @@ export function createSinkMapping(
       ),
     ),
   );
-  const scrub = createScrubber(config.scrubPatterns, {
+  const scrubbers = createScrubbers(config.scrubPatterns, {
     personalData: config.scrubPersonalData,
   });
-  const guardIdentifiers = createIdentifierGuard(scrub, () =>
-    limitHit(
-      'identifier_length',
-      `an identifier or name was longer than ${MAX_IDENTIFIER_LENGTH} characters and was cut`,
-    ),
+  const scrub = scrubbers.text;
+  const guardIdentifiers = createIdentifierGuard(
+    scrubbers.name,
+    () =>
+      limitHit(
+        'identifier_length',
+        `an identifier or name was longer than ${MAX_IDENTIFIER_LENGTH} characters and was cut`,
+      ),
+    () =>
+      limitHit(
+        'identifier_shape',
+        "a name or identifier was not of a name's shape (or held a secret) and was exported as its digest",
+      ),
   );
   const maxLength = config.maxAttributeLength;
   const tracker = new RunTracker({

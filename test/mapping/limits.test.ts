@@ -229,30 +229,6 @@ describe('span and input limits', () => {
     expect(await h.sum('agent_bridge.events', { 'agent_bridge.reason': 'json_too_deep' })).toBe(1);
   });
 
-  it('keeps crabtalk tool arguments nested deeper than maxJsonDepth as text', () => {
-    // Spaces tell text from parsed JSON: a parsed value is captured re-serialized, without them.
-    const args = JSON.stringify('[ [ [ [ [ [ ] ] ] ] ] ]');
-    const log = (depth?: number) => {
-      const h = createHarness({
-        captureContent: true,
-        ...(depth === undefined ? {} : { maxJsonDepth: depth }),
-      });
-      const stream = h.sink.openStream('conversation', 'crabtalk');
-      for (const line of [
-        '"TextStart"',
-        `{"ToolCallsStart":[{"index":0,"id":"call_1","type":"function","function":{"name":"bash","arguments":${args}}}]}`,
-        '{"ToolResult":{"call_id":"call_1","output":{"Ok":"ok"},"duration_ms":5}}',
-        '"ToolCallsComplete"',
-      ])
-        expect(stream.handleJson(line).outcome).toBe('accepted');
-      h.sink.endOpenRuns('end_of_input');
-      const tool = h.spans().find((s) => s.name === 'execute_tool bash');
-      return tool?.attributes['gen_ai.tool.call.arguments'];
-    };
-    expect(log()).toBe('[[[[[[]]]]]]');
-    expect(log(4)).toBe('[ [ [ [ [ [ ] ] ] ] ] ]');
-  });
-
   it('answers a line its decoder cannot read with a counted rejection, never a throw', async () => {
     const h = createHarness();
     // A JavaScript caller can hand over anything; this one throws when its length is read.

@@ -1,34 +1,15 @@
-import { REDACTED } from './scrub.js';
 import type { Scrubber } from './scrub.js';
+import { scrubValue } from './scrub-value.js';
 
 /**
- * Prepares captured content for an attribute: scrubbed value by value (every string, and the whole
- * value of a key that names a credential), then serialized when it is not text and cut to at most
- * `maxBytes` UTF-8 bytes (never inside a character) with a marker saying so. Scrubbing before
- * serializing sees strings as they are: a secret after a newline is not hidden behind a `\n`.
+ * Prepares captured content for an attribute: scrubbed value by value (see scrub-value.ts), then
+ * serialized when it is not text and cut to at most `maxBytes` UTF-8 bytes (never inside a
+ * character) with a marker saying so. Scrubbing before serializing sees strings as they are: a
+ * secret after a newline is not hidden behind a `\n`.
  */
 export function toContentAttribute(value: unknown, maxBytes: number, scrub: Scrubber): string {
   const text = typeof value === 'string' ? scrub(value) : safeStringify(scrubValue(value, scrub));
   return truncateUtf8(text, maxBytes);
-}
-
-/** A key that names a credential: `password`, `api_key`, `DB_PASSWORD`, `Authorization`, … */
-const CREDENTIAL_KEY =
-  /^(?:[A-Za-z0-9]{0,64}[_.-]){0,4}(?:password|passwd|pwd|pass|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|auth[_-]?token|api[_-]?key|apikey|private[_-]?key|secret[_-]?key|access[_-]?key|account[_-]?key|credentials?|authorization|cookie|set[_-]cookie|connection[_-]?string)$/i;
-
-function scrubValue(value: unknown, scrub: Scrubber): unknown {
-  if (typeof value === 'string') return scrub(value);
-  if (Array.isArray(value)) return value.map((v) => scrubValue(v, scrub));
-  if (typeof value !== 'object' || value === null) return value;
-  // fromEntries defines own properties: a `__proto__` key stays a key.
-  return Object.fromEntries(
-    Object.entries(value).map(([key, v]) => [
-      key,
-      CREDENTIAL_KEY.test(key) && (typeof v === 'string' || typeof v === 'number')
-        ? REDACTED
-        : scrubValue(v, scrub),
-    ]),
-  );
 }
 
 const MARKER = '…[truncated]';

@@ -43,13 +43,39 @@ export const CHECKED_SECRET_RULES: readonly CheckedRule[] = Object.freeze([
   },
 ]);
 
-/** Personal data: payment cards (Luhn-checked) and e-mail addresses. Opt-out. */
+/** ISO 13616's check: the IBAN moved four characters on, letters as numbers, modulo 97 is 1. */
+export function ibanChecks(text: string): boolean {
+  const compact = text.replace(/ /g, '');
+  if (compact.length < 15 || compact.length > 34) return false;
+  const moved = `${compact.slice(4)}${compact.slice(0, 4)}`;
+  let rest = 0;
+  for (const c of moved) {
+    const code = c.charCodeAt(0);
+    const value = code >= 65 ? code - 55 : code - 48;
+    rest = value >= 10 ? (rest * 100 + value) % 97 : (rest * 10 + value) % 97;
+  }
+  return rest === 1;
+}
+
+/** Personal data: payment cards (Luhn-checked), IBANs (checked), US SSNs, e-mail addresses. Opt-out. */
 export const PERSONAL_DATA_RULES: readonly CheckedRule[] = Object.freeze([
   {
     name: 'payment_card',
     // Not inside a word or a dash-joined id (the all-digit groups of a UUID are not a card).
     pattern: /(?<![0-9A-Za-z_-])(?:[0-9][ -]?){12,18}[0-9](?![0-9A-Za-z_]|-[0-9A-Za-z])/g,
     check: luhn,
+  },
+  {
+    name: 'iban',
+    pattern:
+      /(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?![A-Za-z0-9])/g,
+    check: ibanChecks,
+  },
+  {
+    // A US social security number as written (area, group, serial): never 000, 666 or 9xx.
+    name: 'us_ssn',
+    pattern: /(?<![0-9-])(?!000|666|9[0-9]{2})[0-9]{3}-(?!00)[0-9]{2}-(?!0000)[0-9]{4}(?![0-9-])/g,
+    check: () => true,
   },
   {
     name: 'email',

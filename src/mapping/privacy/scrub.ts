@@ -1,9 +1,23 @@
+// The scrubber: defence in depth, each layer in a file of its own and tested on its own
+// (docs/reliability.md lists them with examples and limits).
+//  1. Structure before text (scrub-value.ts): JSON in a string is walked as structure; the whole
+//     value under a credential key is masked, whatever its type.
+//  2. Issuers' shapes (secret-rules.ts): vendor prefixes and lengths.
+//  3. Context (context-rules.ts): credential names in any spelling, authorization headers of any
+//     scheme, cookies, URL passwords; quoted values whole.
+//  4. What no rule names (high-entropy.ts): tokens that look random.
+//  5. Checked shapes (personal-data.ts): unlabelled 40-character keys; payment cards, IBANs,
+//     national ids and e-mail addresses unless personal data is kept.
+// Then once more on the text decoded (decode.ts): JSON escapes, URL escapes.
+import { CONTEXT_RULES } from './context-rules.js';
+import { decodeUrl, unescapeJson } from './decode.js';
+import { maskHighEntropy } from './high-entropy.js';
 import type { CheckedRule } from './personal-data.js';
 import { CHECKED_SECRET_RULES, PERSONAL_DATA_RULES } from './personal-data.js';
+import { REDACTED, scrubString } from './scrub-value.js';
 import { SECRET_PATTERNS } from './secret-rules.js';
 
-/** What a masked secret is replaced with. */
-export const REDACTED = '[REDACTED]';
+export { REDACTED };
 
 /**
  * Default secret shapes (see secret-rules.ts for their sources). A pattern with a capture group
@@ -15,24 +29,39 @@ export const DEFAULT_SCRUB_PATTERNS: readonly RegExp[] = SECRET_PATTERNS;
 export type Scrubber = (text: string) => string;
 
 export interface ScrubberOptions {
-  /** Also mask payment card numbers (Luhn-checked) and e-mail addresses. Default: true. */
+  /** Also mask personal data (payment cards, IBANs, US social security numbers, e-mail addresses). Default: true. */
   readonly personalData?: boolean;
 }
 
-/**
- * A scrubber for `patterns`, plus the checked rules: 40-character keys without a prefix and, unless
- * turned off, personal data.
- */
+/** The scrubbers of one sink. */
+export interface Scrubbers {
+  /** Free text and captured content: every layer. */
+  readonly text: Scrubber;
+  /**
+   * Names and identifiers (tool, model, call ids): every layer but structure and randomness,
+   * since a call id looks random by design; their shape is held by the identifier guard.
+   */
+  readonly name: Scrubber;
+}
+
+/** The text scrubber for `patterns` (the issuers' shapes) and every other layer. */
 export function createScrubber(
   patterns: readonly RegExp[],
   options: ScrubberOptions = {},
 ): Scrubber {
+  return createScrubbers(patterns, options).text;
+}
+
+export function createScrubbers(
+  patterns: readonly RegExp[],
+  options: ScrubberOptions = {},
+): Scrubbers {
   const compiled = patterns.map((p) => (p.global ? p : new RegExp(p.source, `${p.flags}g`)));
   const checked: readonly CheckedRule[] = [
     ...CHECKED_SECRET_RULES,
     ...(options.personalData === false ? [] : PERSONAL_DATA_RULES),
   ];
-  const mask = (...args: unknown[]): string => {
+  const keepPrefix = (...args: unknown[]): string => {
     const groups = args.at(-1);
     const keep =
       typeof groups === 'object' && groups !== null
@@ -40,16 +69,37 @@ export function createScrubber(
         : undefined;
     return `${keep ?? ''}${REDACTED}`;
   };
-  return (text) => {
+  const rules = (text: string, random: boolean): string => {
     let out = text;
     for (const pattern of compiled) {
       pattern.lastIndex = 0;
-      out = out.replace(pattern, mask);
+      out = out.replace(pattern, keepPrefix);
     }
+    for (const rule of CONTEXT_RULES) {
+      rule.pattern.lastIndex = 0;
+      out = out.replace(rule.pattern, (...args: unknown[]) =>
+        rule.replace(args[0] as string, args.at(-1) as Record<string, string | undefined>),
+      );
+    }
+    if (random) out = maskHighEntropy(out);
     for (const rule of checked) {
       rule.pattern.lastIndex = 0;
       out = out.replace(rule.pattern, (match) => (rule.check(match) ? REDACTED : match));
     }
     return out;
   };
+  /** The rules on the text, then on the text decoded; decoded wins when it hid a secret. */
+  const layered = (text: string, random: boolean): string => {
+    let out = rules(text, random);
+    for (const decode of [unescapeJson, decodeUrl]) {
+      const decoded = decode(out);
+      if (decoded === undefined) continue;
+      const masked = rules(decoded, random);
+      if (masked !== decoded) out = masked;
+    }
+    return out;
+  };
+  const text: Scrubber = (value) => scrubString(value, (s) => layered(s, true));
+  const name: Scrubber = (value) => layered(value, false);
+  return { text, name };
 }

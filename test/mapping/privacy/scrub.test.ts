@@ -76,10 +76,11 @@ describe('scrubber', () => {
     expect(scrub(text)).toBe(text);
   });
 
-  it('takes user patterns, global or not', () => {
+  it("takes user patterns, global or not, in place of the issuers' shapes", () => {
     const custom = createScrubber([/internal-\d+/, /(?<keep>user=)\w+/g]);
-    expect(custom('host internal-42 user=alice sk-proj-AbCdEf0123456789AbCdEf0123')).toBe(
-      `host ${REDACTED} user=${REDACTED} sk-proj-AbCdEf0123456789AbCdEf0123`,
+    // `ghp_` + 36 is an issuer's shape only: without the default patterns it stays.
+    expect(custom('host internal-42 user=alice ghp_aaaabbbbccccddddeeeeffffgggghhhhiiii')).toBe(
+      `host ${REDACTED} user=${REDACTED} ghp_aaaabbbbccccddddeeeeffffgggghhhhiiii`,
     );
   });
 });

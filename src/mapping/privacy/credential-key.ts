@@ -1,0 +1,138 @@
+// Whether a name (a JSON key, an environment variable, a flag, a query parameter, a cookie) says
+// that its value is a credential, however it is spelled: `password`, `appSecret`, `PGPASSWORD`,
+// `x-api-key`, `--client-secret`, `AUTH_TOKEN`, `sessionCookie`, `DATABASE_DSN`. Names of counts
+// and kinds (`max_tokens`, `token_count`, `key_type`) are not credentials.
+
+/** Words that name a credential wherever they stand in a name, even run together with others. */
+const LONG_WORDS = [
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'token',
+  'apikey',
+  'credential',
+  'cookie',
+  'signature',
+  'privatekey',
+  'accesskey',
+  'secretkey',
+  'connectionstring',
+  'authorization',
+] as const;
+
+/** Words that name a credential only as a word of their own (`pass`, not `passenger`). */
+const SHORT_WORDS = new Set([
+  'pwd',
+  'pass',
+  'pw',
+  'auth',
+  'key',
+  'sig',
+  'dsn',
+  'session',
+  'private',
+  'bearer',
+  'jwt',
+  'otp',
+  'pin',
+  'salt',
+  'credentials',
+  'secrets',
+  'cookies',
+  'passwords',
+]);
+
+/** Words that contain a credential word and name something else (`tokens` counts, in LLM usage). */
+const NEUTRAL = new Set([
+  'tokens',
+  'tokenizer',
+  'tokenize',
+  'tokenized',
+  'tokenization',
+  'tokenizers',
+]);
+
+/** Words that, beside a credential word, make the name a count, kind or setting, not a secret. */
+const NOT_A_VALUE = new Set([
+  'count',
+  'counts',
+  'type',
+  'types',
+  'usage',
+  'limit',
+  'limits',
+  'length',
+  'len',
+  'size',
+  'budget',
+  'estimate',
+  'estimated',
+  'max',
+  'min',
+  'total',
+  'input',
+  'output',
+  'prompt',
+  'completion',
+  'reasoning',
+  'cached',
+  'cache',
+  'remaining',
+  'used',
+  'expires',
+  'expiry',
+  'expiration',
+  'ttl',
+  'id',
+  'ids',
+  'name',
+  'names',
+  'path',
+  'file',
+  'url',
+  'uri',
+  'endpoint',
+  'field',
+  'policy',
+  'required',
+  'enabled',
+  'rotation',
+  'version',
+  'format',
+  'algorithm',
+  'alg',
+  'strength',
+  'hint',
+  'env',
+  'has',
+  'is',
+  'use',
+  'num',
+  'n',
+]);
+
+const WORD_BOUNDARY = /[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/;
+
+/** The words of a name: split at separators and camel-case humps, lower-cased. */
+export function nameWords(name: string): string[] {
+  return name
+    .slice(0, 128)
+    .split(WORD_BOUNDARY)
+    .filter((w) => w !== '')
+    .map((w) => w.toLowerCase());
+}
+
+/** Whether `name` says its value is a credential (see the head of this file). */
+export function isCredentialKey(name: string): boolean {
+  const words = nameWords(name);
+  if (words.length === 0 || words.length > 12) return false;
+  let credential = false;
+  for (const word of words) {
+    if (NOT_A_VALUE.has(word)) return false;
+    if (credential || NEUTRAL.has(word)) continue;
+    if (SHORT_WORDS.has(word)) credential = true;
+    else for (const long of LONG_WORDS) if (word.includes(long)) credential = true;
+  }
+  return credential;
+}
