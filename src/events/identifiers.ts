@@ -30,13 +30,19 @@ export function identifierDigest(raw: string): string {
   return `#${createHash('sha256').update(raw).digest('hex').slice(0, 16)}`;
 }
 
+/** Masks secrets: in names (any random-looking token too), and in ids (which look random). */
+export interface IdentifierScrubbers {
+  readonly name: (text: string) => string;
+  readonly id: (text: string) => string;
+}
+
 /**
  * An event with each identifier field held to its shape, scrubbed and bounded; the same object
- * when nothing changed. `scrub` masks secrets in names; `onCut` hears of each identifier that was
- * cut, `onDigest` of each that was replaced by its digest.
+ * when nothing changed. `onCut` hears of each identifier that was cut, `onDigest` of each that was
+ * replaced by its digest.
  */
 export function createIdentifierGuard(
-  scrub: (text: string) => string,
+  scrub: IdentifierScrubbers,
   onCut: () => void,
   onDigest: () => void = () => undefined,
 ): (event: AgentEvent) => AgentEvent {
@@ -50,7 +56,8 @@ export function createIdentifierGuard(
     let text = raw;
     // What a cut id keeps is all that needs scanning.
     const probe = raw.slice(0, MAX_IDENTIFIER_LENGTH);
-    if (!(isName ? NAME_SHAPE : ID_SHAPE).test(raw) || scrub(probe) !== probe) {
+    const masked = isName ? scrub.name(probe) : scrub.id(probe);
+    if (!(isName ? NAME_SHAPE : ID_SHAPE).test(raw) || masked !== probe) {
       onDigest();
       text = identifierDigest(raw);
     } else if (text.length > MAX_IDENTIFIER_LENGTH) {

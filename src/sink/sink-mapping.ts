@@ -51,7 +51,7 @@ export function createSinkMapping(
   });
   const scrub = scrubbers.text;
   const guardIdentifiers = createIdentifierGuard(
-    scrubbers.name,
+    scrubbers,
     () =>
       limitHit(
         'identifier_length',

@@ -16,28 +16,51 @@ const started = (callId: string): AgentEvent => ({
   toolName: 'bash',
 });
 
+const KEEP = { name: (t: string) => t, id: (t: string) => t };
+
 describe('identifier guard', () => {
   it('returns the same event when nothing needs changing', () => {
-    const guard = createIdentifierGuard(
-      (t) => t,
-      () => undefined,
-    );
+    const guard = createIdentifierGuard(KEEP, () => undefined);
     const event = started('call_1');
     expect(guard(event)).toBe(event);
   });
 
   it('cuts long ids to the bound, keeps them apart by a digest, and counts each cut', () => {
     let cuts = 0;
-    const guard = createIdentifierGuard(
-      (t) => t,
-      () => (cuts += 1),
-    );
+    const guard = createIdentifierGuard(KEEP, () => (cuts += 1));
     const a = guard(started(`${'x'.repeat(400)}a`)) as { callId: string };
     const b = guard(started(`${'x'.repeat(400)}b`)) as { callId: string };
     expect(a.callId.length).toBeLessThanOrEqual(MAX_IDENTIFIER_LENGTH);
     expect(a.callId).not.toBe(b.callId);
     expect(guard(started(`${'x'.repeat(400)}a`))).toEqual(a);
     expect(cuts).toBe(2); // the third was remembered
+  });
+
+  it('exports a name of another shape, or holding a secret, as a stable digest, and counts it', () => {
+    let digests = 0;
+    const guard = createIdentifierGuard(
+      { name: (t) => t.replace(/hunter2/g, '[REDACTED]'), id: (t) => t },
+      () => undefined,
+      () => (digests += 1),
+    );
+    const tool = (toolName: string) =>
+      (
+        guard({
+          ...(started('c1') as Extract<AgentEvent, { type: 'ToolExecutionStarted' }>),
+          toolName,
+        }) as { toolName: string }
+      ).toolName;
+    expect(tool('read_file')).toBe('read_file');
+    expect(tool('mcp__github__create_issue')).toBe('mcp__github__create_issue');
+    expect(tool('accounts/fireworks/models/llama-v3p1-70b')).toBe(
+      'accounts/fireworks/models/llama-v3p1-70b',
+    );
+    const sentence = tool('please run this with password hunter2');
+    expect(sentence).toMatch(/^#[0-9a-f]{16}$/);
+    expect(tool('please run this with password hunter2')).toBe(sentence);
+    expect(tool('hunter2')).toMatch(/^#[0-9a-f]{16}$/);
+    expect(tool('Read File')).toMatch(/^#[0-9a-f]{16}$/);
+    expect(digests).toBe(3);
   });
 });
 

@@ -17,7 +17,8 @@ export interface ContextRule {
 const VALUE = String.raw`(?<value>"(?:[^"\\\n]|\\.){0,1024}"|'[^'\n]{0,1024}'|[^\s"'&,;)}\]]{1,1024})`;
 
 /** An authorization scheme's name: the credential after it is the scheme rules' to mask. */
-const SCHEME = /^["']?(?:bearer|basic|digest|negotiate|token|bot|apikey|sso-key|aws4-hmac-sha256)["']?$/i;
+const SCHEME =
+  /^["']?(?:bearer|basic|digest|negotiate|token|bot|apikey|sso-key|aws4-hmac-sha256)["']?$/i;
 
 /** Masks the value when the name says it is a credential (and it is not masked already). */
 const keepName = (match: string, g: Readonly<Record<string, string | undefined>>) => {

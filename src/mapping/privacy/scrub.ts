@@ -37,11 +37,10 @@ export interface ScrubberOptions {
 export interface Scrubbers {
   /** Free text and captured content: every layer. */
   readonly text: Scrubber;
-  /**
-   * Names and identifiers (tool, model, call ids): every layer but structure and randomness,
-   * since a call id looks random by design; their shape is held by the identifier guard.
-   */
+  /** Provider, model and tool names: every layer but structure (their shape is held apart). */
   readonly name: Scrubber;
+  /** Call, message and session ids: every layer but structure and randomness (ids look random). */
+  readonly id: Scrubber;
 }
 
 /** The text scrubber for `patterns` (the issuers' shapes) and every other layer. */
@@ -100,6 +99,7 @@ export function createScrubbers(
     return out;
   };
   const text: Scrubber = (value) => scrubString(value, (s) => layered(s, true));
-  const name: Scrubber = (value) => layered(value, false);
-  return { text, name };
+  const name: Scrubber = (value) => layered(value, true);
+  const id: Scrubber = (value) => layered(value, false);
+  return { text, name, id };
 }
