@@ -7,74 +7,92 @@
 import { isCredentialKey } from './credential-key.js';
 import { REDACTED } from './scrub-value.js';
 
-/** A pattern and what a match becomes. */
+/** A rule over a whole text. */
 export interface ContextRule {
   readonly name: string;
-  readonly pattern: RegExp;
-  readonly replace: (match: string, groups: Readonly<Record<string, string | undefined>>) => string;
+  apply(text: string): string;
 }
 
-const VALUE = String.raw`(?<value>"(?:[^"\\\n]|\\.){0,1024}"|'[^'\n]{0,1024}'|[^\s"'&,;)}\]]{1,1024})`;
+/** A value after a credential's name: quoted (whole, spaces and all) or up to a delimiter. */
+const VALUE = /"(?:[^"\\\n]|\\.){0,1024}"|'[^'\n]{0,1024}'|[^\s"'&,;)}\]]{1,1024}/y;
 
 /** An authorization scheme's name: the credential after it is the scheme rules' to mask. */
 const SCHEME =
   /^["']?(?:bearer|basic|digest|negotiate|token|bot|apikey|sso-key|aws4-hmac-sha256)["']?$/i;
 
-/** Masks the value when the name says it is a credential (and it is not masked already). */
-const keepName = (match: string, g: Readonly<Record<string, string | undefined>>) => {
-  const value = g['value'] ?? '';
-  if (value.startsWith('[REDACTED') || SCHEME.test(value) || !isCredentialKey(g['name'] ?? ''))
-    return match;
-  return `${g['keep'] ?? ''}${REDACTED}`;
-};
+/** Masks what a pattern matches, keeping its `keep` group. */
+function keepingRule(name: string, pattern: RegExp): ContextRule {
+  return {
+    name,
+    apply: (text) => {
+      pattern.lastIndex = 0;
+      return text.replace(pattern, (...args: unknown[]) => {
+        const groups = args.at(-1) as { keep?: string };
+        return `${groups.keep ?? ''}${REDACTED}`;
+      });
+    },
+  };
+}
+
+/**
+ * Masks the value after each name that says it is a credential. `pattern` finds a name and its
+ * separator (group `name`); the value is read only after a credential's name, so the scan stays
+ * linear and a value that is itself `name=value` text is read as such.
+ */
+function namedRule(name: string, pattern: RegExp): ContextRule {
+  return {
+    name,
+    apply: (text) => {
+      pattern.lastIndex = 0;
+      let out = '';
+      let from = 0;
+      for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+        if (!isCredentialKey(m.groups?.['name'] ?? '')) continue;
+        const valueAt = m.index + m[0].length;
+        VALUE.lastIndex = valueAt;
+        const value = VALUE.exec(text)?.[0];
+        if (value === undefined || value.startsWith('[REDACTED') || SCHEME.test(value)) continue;
+        out += `${text.slice(from, valueAt)}${REDACTED}`;
+        from = valueAt + value.length;
+        pattern.lastIndex = from;
+      }
+      return from === 0 ? text : out + text.slice(from);
+    },
+  };
+}
 
 export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
-  {
-    // `Authorization: <anything>` (any scheme: Bearer, Basic, Token, Digest, AWS4-HMAC-SHA256, a
-    // bare key; a known scheme's name is kept), `Proxy-Authorization`. `X-Api-Key:`-style headers
-    // are credential names like any other (below).
-    name: 'authorization_header',
-    pattern:
-      /(?<keep>(?<![A-Za-z0-9_-])(?:proxy-)?authorization["']?\s{0,8}[:=]\s{0,8}["']?(?:(?:bearer|basic|digest|negotiate|token|bot|apikey|sso-key|aws4-hmac-sha256)\s{1,8})?)[^\s"'][^\r\n"']{0,2047}/gi,
-    replace: (_m, g) => `${g['keep'] ?? ''}${REDACTED}`,
-  },
-  {
-    // `Cookie:` and `Set-Cookie:` headers: every value on the line.
-    name: 'cookie_header',
-    pattern: /(?<keep>(?<![A-Za-z0-9_-])(?:set-)?cookie["']?\s{0,8}:\s{0,8})[^\r\n]{1,4096}/gi,
-    replace: (_m, g) => `${g['keep'] ?? ''}${REDACTED}`,
-  },
-  {
-    // An authorization scheme written out in any case (`Bearer x`, `basic x`, `Digest x`): a
-    // credential has a digit or a base64 symbol, prose after the word does not.
-    name: 'authorization_scheme',
-    pattern:
-      /(?<keep>(?<![A-Za-z0-9_-])(?:bearer|basic|digest|negotiate)\s{1,8})(?=[A-Za-z0-9._~+/=-]{0,1024}[0-9+/=])[A-Za-z0-9._~+/=-]{8,1024}/gi,
-    replace: (_m, g) => `${g['keep'] ?? ''}${REDACTED}`,
-  },
-  {
-    // `scheme://user:password@host`: the password up to the last `@` before the host.
-    name: 'url_password',
-    pattern:
-      /(?<keep>(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/@]{0,128}:)[^\s]{1,512}(?=@[^\s@/?#]{1,253}(?:[/?#\s"'<>)]|$))/gi,
-    replace: (_m, g) => `${g['keep'] ?? ''}${REDACTED}`,
-  },
-  {
-    // `--password VALUE`, `--api-key=VALUE`, `-p VALUE` is too short to tell and left alone.
-    name: 'credential_flag',
-    pattern: new RegExp(
-      String.raw`(?<keep>(?<![A-Za-z0-9_-])--(?<name>[A-Za-z][A-Za-z0-9_-]{0,63})(?:=|\s{1,8}))${VALUE}`,
-      'g',
-    ),
-    replace: keepName,
-  },
-  {
-    // `name = value`, `name: value`, `"name": "value"`, `name => value`, `?name=value&`.
-    name: 'credential_assignment',
-    pattern: new RegExp(
-      String.raw`(?<keep>(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})["']?\s{0,8}(?:=>|:=|[:=])\s{0,8})${VALUE}`,
-      'g',
-    ),
-    replace: keepName,
-  },
+  // `Authorization: <anything>` (any scheme: Bearer, Basic, Token, Digest, AWS4-HMAC-SHA256, a
+  // bare key; a known scheme's name is kept), `Proxy-Authorization`. `X-Api-Key:`-style headers
+  // are credential names like any other (below).
+  keepingRule(
+    'authorization_header',
+    /(?<keep>(?<![A-Za-z0-9_-])(?:proxy-)?authorization["']?\s{0,8}[:=]\s{0,8}["']?(?:(?:bearer|basic|digest|negotiate|token|bot|apikey|sso-key|aws4-hmac-sha256)\s{1,8})?)[^\s"'][^\r\n"']{0,2047}/gi,
+  ),
+  // `Cookie:` and `Set-Cookie:` headers: every value on the line.
+  keepingRule(
+    'cookie_header',
+    /(?<keep>(?<![A-Za-z0-9_-])(?:set-)?cookie["']?\s{0,8}:\s{0,8})[^\r\n]{1,4096}/gi,
+  ),
+  // An authorization scheme written out in any case (`Bearer x`, `basic x`, `Digest x`): a
+  // credential has a digit or a base64 symbol, prose after the word does not.
+  keepingRule(
+    'authorization_scheme',
+    /(?<keep>(?<![A-Za-z0-9_-])(?:bearer|basic|digest|negotiate)\s{1,8})(?=[A-Za-z0-9._~+/=-]{0,1024}[0-9+/=])[A-Za-z0-9._~+/=-]{8,1024}/gi,
+  ),
+  // `scheme://user:password@host`: the password up to the last `@` before the host.
+  keepingRule(
+    'url_password',
+    /(?<keep>(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/@]{0,128}:)[^\s]{1,512}(?=@[^\s@/?#]{1,253}(?:[/?#\s"'<>)]|$))/gi,
+  ),
+  // `--password VALUE`, `--api-key=VALUE` (`-p VALUE` is too short to tell and left alone).
+  namedRule(
+    'credential_flag',
+    /(?<![A-Za-z0-9_-])--(?<name>[A-Za-z][A-Za-z0-9_-]{0,63})(?:=|\s{1,8})/g,
+  ),
+  // `name = value`, `name: value`, `"name": "value"`, `name => value`, `?name=value&`.
+  namedRule(
+    'credential_assignment',
+    /(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})["']?\s{0,8}(?:=>|:=|[:=])\s{0,8}/g,
+  ),
 ]);

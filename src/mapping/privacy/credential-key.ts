@@ -19,6 +19,7 @@ const LONG_WORDS = [
   'secretkey',
   'connectionstring',
   'authorization',
+  'session',
 ] as const;
 
 /** Words that name a credential only as a word of their own (`pass`, not `passenger`). */
@@ -30,7 +31,7 @@ const SHORT_WORDS = new Set([
   'key',
   'sig',
   'dsn',
-  'session',
+
   'private',
   'bearer',
   'jwt',
@@ -42,6 +43,11 @@ const SHORT_WORDS = new Set([
   'cookies',
   'passwords',
 ]);
+
+/** Short words that also name a credential at the end of a run-together word (`PGDSN`, `dbpwd`). */
+const SUFFIXES = ['pwd', 'dsn', 'jwt', 'otp'];
+/** The same in an all-capitals name (an environment variable): `APPKEY`, `DBPASS`, `MYAUTH`. */
+const CAPITAL_SUFFIXES = ['key', 'pass', 'auth', 'pin', 'sig', ...SUFFIXES];
 
 /** Words that contain a credential word and name something else (`tokens` counts, in LLM usage). */
 const NEUTRAL = new Set([
@@ -127,11 +133,14 @@ export function nameWords(name: string): string[] {
 export function isCredentialKey(name: string): boolean {
   const words = nameWords(name);
   if (words.length === 0 || words.length > 12) return false;
-  let credential = false;
+  const together = words.join('');
+  const suffixes = /^[A-Z0-9_-]+$/.test(name) ? CAPITAL_SUFFIXES : SUFFIXES;
+  let credential = LONG_WORDS.some((long) => together.includes(long) && !NEUTRAL.has(together));
   for (const word of words) {
     if (NOT_A_VALUE.has(word)) return false;
     if (credential || NEUTRAL.has(word)) continue;
-    if (SHORT_WORDS.has(word)) credential = true;
+    if (SHORT_WORDS.has(word) || suffixes.some((suffix) => word.endsWith(suffix)))
+      credential = true;
     else for (const long of LONG_WORDS) if (word.includes(long)) credential = true;
   }
   return credential;

@@ -14,8 +14,25 @@ const CANDIDATE = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{20,512}(?![A-Za-z0-9+/_
 /** A key with a prefix of its own: one or two short words, then the body. */
 const PREFIXED = /^(?:[A-Za-z]{2,12}[_-]){1,2}(?<body>[A-Za-z0-9]{20,})$/;
 /** Providers' prefixes of ids that are not secrets (tool calls, messages, responses, runs). */
-const ID_PREFIX =
-  /^(?:call|toolu|tool|msg|chatcmpl|resp|run|req|file|asst|thread|step|fc|batch|srvtoolu|item)[_-]/;
+export const ID_PREFIXES: readonly string[] = Object.freeze([
+  'call',
+  'toolu',
+  'tool',
+  'msg',
+  'chatcmpl',
+  'resp',
+  'run',
+  'req',
+  'file',
+  'asst',
+  'thread',
+  'step',
+  'fc',
+  'batch',
+  'srvtoolu',
+  'item',
+]);
+const ID_PREFIX = new RegExp(`^(?:${ID_PREFIXES.join('|')})[_-]`);
 const WORD = /[A-Z]?[a-z]{3,}/g;
 
 /** Masks every token that looks random (see above). */

@@ -33,11 +33,61 @@ export function scrubValue(
   );
 }
 
-/** A string through the text layers, or, when it holds a JSON object or array, as structure. */
+/**
+ * A string through the text layers, or, when it holds a JSON object or array, as structure; JSON
+ * objects and arrays inside a longer text (`exit 1: {"password": [...]}`) are walked as structure
+ * too, and the text around them goes through the text layers.
+ */
 export function scrubString(text: string, scrubText: (text: string) => string, depth = 0): string {
   const embedded = embeddedJson(text);
-  if (embedded === undefined) return scrubText(text);
-  return JSON.stringify(scrubValue(embedded, scrubText, depth + 1));
+  if (embedded !== undefined) return JSON.stringify(scrubValue(embedded, scrubText, depth + 1));
+  if (depth >= MAX_DEPTH || text.length > MAX_EMBEDDED_JSON_CHARS) return scrubText(text);
+  const spans = jsonSpans(text);
+  if (spans.length === 0) return scrubText(text);
+  let out = '';
+  let from = 0;
+  for (const [start, end] of spans) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text.slice(start, end));
+    } catch {
+      continue;
+    }
+    out += scrubText(text.slice(from, start));
+    out += JSON.stringify(scrubValue(value, scrubText, depth + 1));
+    from = end;
+  }
+  return from === 0 ? scrubText(text) : out + scrubText(text.slice(from));
+}
+
+/**
+ * The outermost bracketed spans of a text (`{…}`, `[…]`, brackets inside their strings aside), in
+ * one pass: each a candidate for JSON. Quotes count only inside brackets, so prose around is free.
+ */
+function jsonSpans(text: string): [number, number][] {
+  const spans: [number, number][] = [];
+  const open: number[] = [];
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i += 1; // backslash: skip the escaped character
+      else if (c === 34 || c === 10) inString = false;
+      continue;
+    }
+    if (c === 123 || c === 91) open.push(i);
+    else if (c === 125 || c === 93) {
+      const start = open.pop();
+      if (start === undefined) continue;
+      if (text.charCodeAt(start) !== (c === 125 ? 123 : 91)) {
+        open.length = 0;
+        continue;
+      }
+      if (open.length === 0) spans.push([start, i + 1]);
+    } else if (c === 34 && open.length > 0) inString = true;
+  }
+  return spans;
 }
 
 /** The object or array a string holds as a whole (surrounding white space aside), if any. */

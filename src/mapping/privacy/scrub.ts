@@ -74,12 +74,7 @@ export function createScrubbers(
       pattern.lastIndex = 0;
       out = out.replace(pattern, keepPrefix);
     }
-    for (const rule of CONTEXT_RULES) {
-      rule.pattern.lastIndex = 0;
-      out = out.replace(rule.pattern, (...args: unknown[]) =>
-        rule.replace(args[0] as string, args.at(-1) as Record<string, string | undefined>),
-      );
-    }
+    for (const rule of CONTEXT_RULES) out = rule.apply(out);
     if (random) out = maskHighEntropy(out);
     for (const rule of checked) {
       rule.pattern.lastIndex = 0;
@@ -87,19 +82,22 @@ export function createScrubbers(
     }
     return out;
   };
-  /** The rules on the text, then on the text decoded; decoded wins when it hid a secret. */
-  const layered = (text: string, random: boolean): string => {
-    let out = rules(text, random);
-    for (const decode of [unescapeJson, decodeUrl]) {
-      const decoded = decode(out);
-      if (decoded === undefined) continue;
-      const masked = rules(decoded, random);
-      if (masked !== decoded) out = masked;
-    }
-    return out;
-  };
-  const text: Scrubber = (value) => scrubString(value, (s) => layered(s, true));
-  const name: Scrubber = (value) => layered(value, true);
-  const id: Scrubber = (value) => layered(value, false);
+  /** `scan` on the text, then on the text decoded; decoded wins when it hid a secret. */
+  const decoding =
+    (scan: (text: string) => string): Scrubber =>
+    (text) => {
+      let out = scan(text);
+      for (const decode of [unescapeJson, decodeUrl]) {
+        const decoded = decode(out);
+        if (decoded === undefined) continue;
+        const masked = scan(decoded);
+        if (masked !== decoded) out = masked;
+      }
+      return out;
+    };
+  const all = (value: string) => rules(value, true);
+  const text = decoding((value) => scrubString(value, all));
+  const name = decoding(all);
+  const id = decoding((value) => rules(value, false));
   return { text, name, id };
 }

@@ -65,11 +65,6 @@ export const SECRET_PATTERNS: readonly RegExp[] = Object.freeze([
   /\bNRAK-[A-Z0-9]{27}\b/g, // New Relic
   /\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b/g, // Grafana service account
   /\bsntry[su]_[A-Za-z0-9+/=_-]{50,}/g, // Sentry
-  // Credentials by context: HTTP authorization, URLs, assignments.
-  /(?<keep>\bbearer\s{1,8})[A-Za-z0-9._~+/=-]{8,}/gi,
-  /(?<keep>\bBasic\s{1,8})(?=[A-Za-z0-9+/]{0,512}[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}/g,
-  // A password in a URL (`scheme://user:password@host`), `/` included.
-  /(?<keep>\b[a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/@]{1,128}:)[^\s@]{1,128}(?=@)/gi,
-  // `key=value`, `key: value`, `"key": "value"`, `DB_PASSWORD=…`, connection-string parts.
-  /(?<keep>(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,32}[_.-]){0,4}(?:password|passwd|pwd|pass|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|auth[_-]?token|api[_-]?key|apikey|private[_-]?key|secret[_-]?key|access[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|credentials?|sig)["']?\s{0,8}[:=]\s{0,8}["']?)[^\s"'&,;)}\]]{1,512}/gi,
+  // Credentials known by their context (authorization, cookies, URLs, assignments) are the
+  // context layer's: context-rules.ts.
 ]);

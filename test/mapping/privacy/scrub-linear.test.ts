@@ -97,7 +97,7 @@ const scrubbers = createScrubbers(DEFAULT_SCRUB_PATTERNS);
 const patterns: (readonly [string, RegExp | ((text: string) => unknown)])[] = [
   ...DEFAULT_SCRUB_PATTERNS.map((p) => [p.source.slice(0, 40), p] as const),
   ...[...CHECKED_SECRET_RULES, ...PERSONAL_DATA_RULES].map((r) => [r.name, r.pattern] as const),
-  ...CONTEXT_RULES.map((r) => [r.name, r.pattern] as const),
+  ...CONTEXT_RULES.map((r) => [r.name, (text: string) => r.apply(text)] as const),
   ['high-entropy tokens', maskHighEntropy],
   ['credential key names', (text: string) => isCredentialKey(text)],
   ['JSON escapes undone', unescapeJson],
