@@ -10,6 +10,8 @@ import type { AgentOtelSinkOptions, Env } from './sink-options.js';
 
 export const DEFAULTS: Readonly<{
   captureContent: boolean;
+  scrubPersonalData: boolean;
+  exportErrorText: boolean;
   maxContentBytes: number;
   idleTimeoutMillis: number;
   maxOpenRuns: number;
@@ -31,6 +33,8 @@ export const DEFAULTS: Readonly<{
   idleSweepIntervalMillis: number;
 }> = Object.freeze({
   captureContent: false,
+  scrubPersonalData: true,
+  exportErrorText: true,
   maxContentBytes: 8192,
   idleTimeoutMillis: 30 * 60 * 1000,
   maxOpenRuns: 10_000,
@@ -81,6 +85,7 @@ export interface ResolvedConfig {
   readonly recentEventKeysPerRun: number;
   readonly scrubPatterns: readonly RegExp[];
   readonly scrubPersonalData: boolean;
+  readonly exportErrorText: boolean;
   readonly dialect: InputDialect;
   readonly finishedRunMemory: number;
   readonly idleSweepIntervalMillis: number;
@@ -180,7 +185,13 @@ export function resolveConfig(
     recentEventKeysPerRun: DEFAULTS.recentEventKeysPerRun,
     scrubPatterns,
     scrubPersonalData:
-      options.scrubPersonalData ?? envBool(env, 'AGENT_OTEL_BRIDGE_SCRUB_PERSONAL_DATA') ?? true,
+      options.scrubPersonalData ??
+      envBool(env, 'AGENT_OTEL_BRIDGE_SCRUB_PERSONAL_DATA') ??
+      DEFAULTS.scrubPersonalData,
+    exportErrorText:
+      options.exportErrorText ??
+      envBool(env, 'AGENT_OTEL_BRIDGE_EXPORT_ERROR_TEXT') ??
+      DEFAULTS.exportErrorText,
     dialect,
     finishedRunMemory: Math.max(DEFAULTS.finishedRunMemory, maxOpenRuns),
     idleSweepIntervalMillis: Math.min(

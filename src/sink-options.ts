@@ -40,6 +40,12 @@ export interface AgentOtelSinkOptions {
    * `AGENT_OTEL_BRIDGE_SCRUB_PERSONAL_DATA`. Default: true.
    */
   readonly scrubPersonalData?: boolean;
+  /**
+   * Export the text of run and tool errors (scrubbed like any free text) as span status messages
+   * and `exception.message`; when false, only the error's class (`error.type`) leaves the process.
+   * Env `AGENT_OTEL_BRIDGE_EXPORT_ERROR_TEXT`. Default: true.
+   */
+  readonly exportErrorText?: boolean;
   /** Dialect of `handleJson` input. Env `AGENT_OTEL_BRIDGE_DIALECT`. Default: `auto`. */
   readonly dialect?: InputDialect;
   /** Environment to read. Default: `process.env`. */

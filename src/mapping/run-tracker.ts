@@ -232,7 +232,7 @@ function toEnding(ctx: TrackerContext, run: RunRecord, event: TerminalEvent): Ru
         outcome: 'failed',
         time: event.time,
         errorType: toRunErrorType(event.error, run.sawDoomLoop),
-        errorMessage: ctx.freeText(event.error),
+        ...(ctx.exportErrorText ? { errorMessage: ctx.freeText(event.error) } : {}),
       };
     case 'RunCancelled':
       return { outcome: 'cancelled', time: event.time };

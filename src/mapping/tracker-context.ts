@@ -23,6 +23,8 @@ export interface TrackerContext {
   readonly scrub: Scrubber;
   /** Masks secrets in a free text (error, description, annotation) and cuts it to `maxAttributeLength`. */
   readonly freeText: (text: string) => string;
+  /** Export error texts (scrubbed); false: only their class. */
+  readonly exportErrorText: boolean;
   readonly agentName: string | undefined;
   /** Runs join this context's trace instead of starting their own; undefined: one trace per run. */
   readonly parentContext: Context | undefined;

@@ -77,6 +77,7 @@ export function createSinkMapping(
       );
       return truncateChars(scrubbed, maxLength);
     },
+    exportErrorText: config.exportErrorText,
     agentName: config.agentName,
     parentContext: config.parentContext,
     captureContent: config.captureContent,

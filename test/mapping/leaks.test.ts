@@ -225,3 +225,46 @@ it('gives a failed tool whose error is its output no status message with capture
   expect(tool?.status).toEqual({ code: 2 });
   expect(tool?.attributes['error.type']).toBe('tool_error');
 });
+
+describe('error texts', () => {
+  const failing = (errorText: string) => [
+    behest('RunStarted', RUN_A, '00', { provider: 'openai', model: 'gpt-4o-mini' }),
+    behest('ModelStarted', RUN_A, '00.100', { iteration: 1 }),
+    behest('ToolExecutionStarted', RUN_A, '00.700', { call_id: 'c2', tool_name: 'bash' }),
+    behest('ToolExecutionFinished', RUN_A, '01.000', {
+      call_id: 'c2',
+      tool_name: 'bash',
+      result: { Failure: { error: `exit 1: ${errorText}` } },
+      duration_ms: 5,
+    }),
+    behest('RunFailed', RUN_A, '01.200', { error: `provider error: ${errorText}` }),
+  ];
+
+  it('are exported scrubbed by default', () => {
+    const h = createHarness();
+    h.feed(failing('the quota ran out').join('\n'));
+    const root = h.spans().find((s) => s.name === 'invoke_agent');
+    expect(root?.status.message).toBe('provider error: the quota ran out');
+    const tool = h.spans().find((s) => s.name === 'execute_tool bash');
+    expect(tool?.status.message).toBe('exit 1: the quota ran out');
+    expect(root?.events.map((e) => e.name)).toContain('exception');
+  });
+
+  it.each([
+    ['the option', { exportErrorText: false }],
+    ['the environment', { env: { AGENT_OTEL_BRIDGE_EXPORT_ERROR_TEXT: 'false' } }],
+  ] as const)('leave only their class when %s says so', (_how, options) => {
+    const h = createHarness(options);
+    h.feed(failing('the quota ran out').join('\n'));
+    const text = exported(h.spans());
+    expect(text).not.toContain('quota');
+    expect(text).not.toContain('exit 1');
+    const root = h.spans().find((s) => s.name === 'invoke_agent');
+    expect(root?.status).toEqual({ code: 2 });
+    expect(root?.attributes['error.type']).toBe('provider');
+    expect(root?.events.map((e) => e.name)).not.toContain('exception');
+    const failed = h.spans().filter((s) => s.attributes['agent.tool.outcome'] === 'failure');
+    expect(failed.length).toBeGreaterThan(0);
+    for (const tool of failed) expect(tool.status).toEqual({ code: 2 });
+  });
+});

@@ -160,7 +160,7 @@ export function finishTool(
   } else {
     const { error, isOutput } = event.result;
     tool.span.setStatus(
-      isOutput === true && !ctx.captureContent
+      (isOutput === true && !ctx.captureContent) || !ctx.exportErrorText
         ? { code: SpanStatusCode.ERROR }
         : { code: SpanStatusCode.ERROR, message: ctx.freeText(error) },
     );
