@@ -16,6 +16,47 @@ export interface ContextRule {
 /** A value after a credential's name: quoted (whole, spaces and all) or up to a delimiter. */
 const VALUE = /"(?:[^"\\\n]|\\.){0,1024}"|'[^'\n]{0,1024}'|[^\s"'&,;)}\]]{1,1024}/y;
 
+/** Values that name a type or a state, not a credential (`token: string`, `password = None`). */
+const NOT_SECRET = new Set([
+  'string',
+  'number',
+  'boolean',
+  'bool',
+  'str',
+  'int',
+  'bytes',
+  'undefined',
+  'null',
+  'nil',
+  'none',
+  'true',
+  'false',
+  'any',
+  'unknown',
+  'object',
+  'void',
+  'never',
+  'required',
+  'optional',
+  'redacted',
+  'hidden',
+  'masked',
+  'unset',
+  'empty',
+  'missing',
+  'invalid',
+  'expired',
+  'yes',
+  'no',
+]);
+
+/** Whether a value after a credential's name is worth masking. */
+function isValue(value: string): boolean {
+  const bare = value.replace(/^["'`]|["'`,;]$/g, '');
+  if (bare.length < 4) return false;
+  return !NOT_SECRET.has(bare.toLowerCase().replace(/[[\]<>()*.]/g, ''));
+}
+
 /** An authorization scheme's name: the credential after it is the scheme rules' to mask. */
 const SCHEME =
   /^["']?(?:bearer|basic|digest|negotiate|token|bot|apikey|sso-key|aws4-hmac-sha256)["']?$/i;
@@ -51,7 +92,13 @@ function namedRule(name: string, pattern: RegExp): ContextRule {
         const valueAt = m.index + m[0].length;
         VALUE.lastIndex = valueAt;
         const value = VALUE.exec(text)?.[0];
-        if (value === undefined || value.startsWith('[REDACTED') || SCHEME.test(value)) continue;
+        if (
+          value === undefined ||
+          value.startsWith('[REDACTED') ||
+          SCHEME.test(value) ||
+          !isValue(value)
+        )
+          continue;
         out += `${text.slice(from, valueAt)}${REDACTED}`;
         from = valueAt + value.length;
         pattern.lastIndex = from;
@@ -93,6 +140,6 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
   // `name = value`, `name: value`, `"name": "value"`, `name => value`, `?name=value&`.
   namedRule(
     'credential_assignment',
-    /(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})["']?\s{0,8}(?:=>|:=|[:=])\s{0,8}/g,
+    /(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})["']?\s{0,8}(?:=>|:=|:(?!:)|=(?![=~]))\s{0,8}/g,
   ),
 ]);

@@ -28,7 +28,6 @@ const SHORT_WORDS = new Set([
   'pass',
   'pw',
   'auth',
-  'key',
   'sig',
   'dsn',
 
@@ -36,12 +35,40 @@ const SHORT_WORDS = new Set([
   'bearer',
   'jwt',
   'otp',
-  'pin',
   'salt',
   'credentials',
   'secrets',
   'cookies',
   'passwords',
+]);
+
+/** `key` names a credential only beside one of these (`api_key`, `X-Api-Key`, `signingKey`). */
+const KEY_QUALIFIERS = new Set([
+  'api',
+  'access',
+  'secret',
+  'private',
+  'signing',
+  'encryption',
+  'master',
+  'license',
+  'auth',
+  'client',
+  'app',
+  'account',
+  'shared',
+  'storage',
+  'service',
+  'subscription',
+  'admin',
+  'deploy',
+  'ssh',
+  'gpg',
+  'pgp',
+  'hmac',
+  'webhook',
+  'session',
+  'x',
 ]);
 
 /** Short words that also name a credential at the end of a run-together word (`PGDSN`, `dbpwd`). */
@@ -133,13 +160,18 @@ export function nameWords(name: string): string[] {
 export function isCredentialKey(name: string): boolean {
   const words = nameWords(name);
   if (words.length === 0 || words.length > 12) return false;
-  const together = words.join('');
+  const together = words.filter((w) => !NEUTRAL.has(w)).join('');
   const suffixes = /^[A-Z0-9_-]+$/.test(name) ? CAPITAL_SUFFIXES : SUFFIXES;
-  let credential = LONG_WORDS.some((long) => together.includes(long) && !NEUTRAL.has(together));
+  let credential =
+    LONG_WORDS.some((long) => together.includes(long)) ||
+    (words.includes('key') && words.some((w) => KEY_QUALIFIERS.has(w)));
   for (const word of words) {
     if (NOT_A_VALUE.has(word)) return false;
     if (credential || NEUTRAL.has(word)) continue;
-    if (SHORT_WORDS.has(word) || suffixes.some((suffix) => word.endsWith(suffix)))
+    if (
+      SHORT_WORDS.has(word) ||
+      suffixes.some((suffix) => word.length > suffix.length && word.endsWith(suffix))
+    )
       credential = true;
     else for (const long of LONG_WORDS) if (word.includes(long)) credential = true;
   }

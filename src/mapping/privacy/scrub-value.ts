@@ -40,7 +40,7 @@ export function scrubValue(
  */
 export function scrubString(text: string, scrubText: (text: string) => string, depth = 0): string {
   const embedded = embeddedJson(text);
-  if (embedded !== undefined) return JSON.stringify(scrubValue(embedded, scrubText, depth + 1));
+  if (embedded !== undefined) return reserialized(text, embedded, scrubText, depth);
   if (depth >= MAX_DEPTH || text.length > MAX_EMBEDDED_JSON_CHARS) return scrubText(text);
   const spans = jsonSpans(text);
   if (spans.length === 0) return scrubText(text);
@@ -54,10 +54,21 @@ export function scrubString(text: string, scrubText: (text: string) => string, d
       continue;
     }
     out += scrubText(text.slice(from, start));
-    out += JSON.stringify(scrubValue(value, scrubText, depth + 1));
+    out += reserialized(text.slice(start, end), value, scrubText, depth);
     from = end;
   }
   return from === 0 ? scrubText(text) : out + scrubText(text.slice(from));
+}
+
+/** The JSON text as it was when scrubbing masked nothing in it, else the scrubbed value serialized. */
+function reserialized(
+  text: string,
+  value: unknown,
+  scrubText: (text: string) => string,
+  depth: number,
+): string {
+  const scrubbed = JSON.stringify(scrubValue(value, scrubText, depth + 1));
+  return scrubbed === JSON.stringify(value) ? text : scrubbed;
 }
 
 /**
