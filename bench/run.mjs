@@ -4,6 +4,7 @@
 // loopback (skipped with a note when they are not there).
 import os from 'node:os';
 import { bigFileBench } from './big-file.mjs';
+import { captureBench } from './capture.mjs';
 import { brokersBench } from './brokers.mjs';
 import { partitionsBench } from './partitions.mjs';
 import { deltaStormBench } from './delta-storm.mjs';
@@ -63,6 +64,15 @@ row(
   `${inProcess.bridge.toFixed(3)} µs`,
   `${inProcess.tallied.toFixed(3)} µs`,
   `${(inProcess.bridge / inProcess.tallied).toFixed(2)}×`,
+  '',
+);
+
+const capture = await captureBench({ runs: smoke ? 300 : 3000, repeats: sizes.repeats });
+row(
+  `handleJson with content capture on, lines/s (${fmt(capture.lines)} behest lines)`,
+  fmt(capture.on),
+  `${fmt(capture.off)} capture off`,
+  `${(capture.on / capture.off).toFixed(2)}×`,
   '',
 );
 
