@@ -57,16 +57,14 @@ const benignLine = fc.oneof(
   fc
     .tuple(fc.nat(100_000), fc.nat(50))
     .map(([id, page]) => `GET https://api.example.com/v1/users/${id}?page=${page}&sort=asc 200`),
-  fc
-    .tuple(fc.nat(100_000), fc.nat(10_000))
-    .map(([p, c]) =>
-      JSON.stringify({
-        prompt_tokens: p,
-        completion_tokens: c,
-        total_tokens: p + c,
-        max_tokens: 4096,
-      }),
-    ),
+  fc.tuple(fc.nat(100_000), fc.nat(10_000)).map(([p, c]) =>
+    JSON.stringify({
+      prompt_tokens: p,
+      completion_tokens: c,
+      total_tokens: p + c,
+      max_tokens: 4096,
+    }),
+  ),
   fc
     .constantFrom(
       'claude-3-5-sonnet-20241022',
