@@ -1,6 +1,7 @@
 // Content capture's cost: the demo's behest lines (text deltas, tool arguments and results, errors)
 // through handleJson with capture off and on, in process, to providers that drop what they get.
 // Capture on scrubs every captured value through every layer (docs/reliability.md).
+import { performance } from 'node:perf_hooks';
 import { createAgentOtelSink } from '../dist/index.js';
 import { createDemoLines } from '../dist/sources/demo-runs.js';
 import { benchProviders } from './providers.mjs';
