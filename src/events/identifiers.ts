@@ -30,10 +30,9 @@ export function identifierDigest(raw: string): string {
   return `#${createHash('sha256').update(raw).digest('hex').slice(0, 16)}`;
 }
 
-/** Masks secrets: in names (any random-looking token too), and in ids (which look random). */
+/** Masks secrets in a name or id (the scrubber's layers for names). */
 export interface IdentifierScrubbers {
   readonly name: (text: string) => string;
-  readonly id: (text: string) => string;
 }
 
 /**
@@ -56,7 +55,7 @@ export function createIdentifierGuard(
     let text = raw;
     // What a cut id keeps is all that needs scanning.
     const probe = raw.slice(0, MAX_IDENTIFIER_LENGTH);
-    const masked = isName ? scrub.name(probe) : scrub.id(probe);
+    const masked = scrub.name(probe);
     if (!(isName ? NAME_SHAPE : ID_SHAPE).test(raw) || masked !== probe) {
       onDigest();
       text = identifierDigest(raw);

@@ -16,7 +16,7 @@ const started = (callId: string): AgentEvent => ({
   toolName: 'bash',
 });
 
-const KEEP = { name: (t: string) => t, id: (t: string) => t };
+const KEEP = { name: (t: string) => t };
 
 describe('identifier guard', () => {
   it('returns the same event when nothing needs changing', () => {
@@ -39,7 +39,7 @@ describe('identifier guard', () => {
   it('exports a name of another shape, or holding a secret, as a stable digest, and counts it', () => {
     let digests = 0;
     const guard = createIdentifierGuard(
-      { name: (t) => t.replace(/hunter2/g, '[REDACTED]'), id: (t) => t },
+      { name: (t) => t.replace(/hunter2/g, '[REDACTED]') },
       () => undefined,
       () => (digests += 1),
     );

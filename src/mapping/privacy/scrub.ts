@@ -37,10 +37,12 @@ export interface ScrubberOptions {
 export interface Scrubbers {
   /** Free text and captured content: every layer. */
   readonly text: Scrubber;
-  /** Provider, model and tool names: every layer but structure (their shape is held apart). */
+  /**
+   * Names and ids (provider, model and tool names; call, message and session ids): every layer but
+   * structure (their shape is held apart). Ids with a provider's id prefix (`call_`, `toolu_`,
+   * `msg_`, …) are not taken for random keys.
+   */
   readonly name: Scrubber;
-  /** Call, message and session ids: every layer but structure and randomness (ids look random). */
-  readonly id: Scrubber;
 }
 
 /** The text scrubber for `patterns` (the issuers' shapes) and every other layer. */
@@ -68,14 +70,14 @@ export function createScrubbers(
         : undefined;
     return `${keep ?? ''}${REDACTED}`;
   };
-  const rules = (text: string, random: boolean): string => {
+  const rules = (text: string): string => {
     let out = text;
     for (const pattern of compiled) {
       pattern.lastIndex = 0;
       out = out.replace(pattern, keepPrefix);
     }
     for (const rule of CONTEXT_RULES) out = rule.apply(out);
-    if (random) out = maskHighEntropy(out);
+    out = maskHighEntropy(out);
     for (const rule of checked) {
       rule.pattern.lastIndex = 0;
       out = out.replace(rule.pattern, (match) => (rule.check(match) ? REDACTED : match));
@@ -95,9 +97,7 @@ export function createScrubbers(
       }
       return out;
     };
-  const all = (value: string) => rules(value, true);
-  const text = decoding((value) => scrubString(value, all));
-  const name = decoding(all);
-  const id = decoding((value) => rules(value, false));
-  return { text, name, id };
+  const text = decoding((value) => scrubString(value, rules));
+  const name = decoding(rules);
+  return { text, name };
 }
