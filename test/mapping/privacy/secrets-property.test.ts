@@ -2,7 +2,8 @@
 // with random bodies, credential names in random spellings with random values (quoted, with
 // spaces), authorization headers of any scheme, cookies, URL passwords holding `@`, flags, query
 // parameters, credentials nested in JSON (values of any type, and secrets as keys), and each of
-// those JSON-escaped or URL-encoded. Each is planted in every channel of a run at once — text
+// those JSON-escaped or URL-encoded. Each is planted in every channel of a behest run at once (and
+// of an oxi, agent-sdk or crabtalk run beside it) — text
 // deltas (whole, and split across 1–5 deltas), tool arguments, tool results, a tool's error, the
 // run's error, a tool's name and the model's name — with content capture on and off, and no
 // 10-character window of its secret part may reach a span (name, attributes, events, status), a
@@ -253,6 +254,95 @@ function runLines(runId: string, p: Planted, splits: readonly number[]): string[
     ...tool('c3', p.text, 80, { Success: { output: 'ok' } }),
     behest('RunFailed', runId, at(90), { error: `provider said: ${p.text}` }),
   ];
+}
+
+/** The other runtimes' logs with the same channels (runs named by their stream). */
+function otherRunLines(dialect: 'oxi' | 'agent-sdk' | 'crabtalk', n: number, p: Planted): string[] {
+  const structured = p.text.startsWith('{') || p.text.startsWith('[');
+  const value = structured ? (JSON.parse(p.text) as unknown) : p.text;
+  const j = (v: unknown) => JSON.stringify(v);
+  switch (dialect) {
+    case 'oxi':
+      return [
+        j({ type: 'agentStart', prompts: [{ role: 'user', content: 'go' }] }),
+        j({
+          type: 'toolExecutionStart',
+          tool_call_id: 't1',
+          tool_name: 'bash',
+          args: { cmd: p.text, config: value },
+        }),
+        j({
+          type: 'toolExecutionEnd',
+          tool_call_id: 't1',
+          tool_name: 'bash',
+          result: { tool_call_id: 't1', content: `failed: ${p.text}`, status: 'error' },
+          is_error: true,
+        }),
+        j({ type: 'toolExecutionStart', tool_call_id: 't2', tool_name: p.text, args: {} }),
+        j({
+          type: 'toolExecutionEnd',
+          tool_call_id: 't2',
+          tool_name: p.text,
+          result: { tool_call_id: 't2', content: 'ok', status: 'success' },
+          is_error: false,
+        }),
+        j({ type: 'agentEnd', messages: [] }),
+      ];
+    case 'agent-sdk':
+      return [
+        j({ type: 'start', thread_id: `thread-${n}`, turn: 1 }),
+        j({ type: 'text', text: `Here: ${p.text}` }),
+        j({
+          type: 'tool_call_start',
+          id: 't1',
+          name: 'bash',
+          input: { cmd: p.text, config: value },
+          tier: 'Observe',
+        }),
+        j({
+          type: 'tool_call_end',
+          id: 't1',
+          name: 'bash',
+          result: { success: true, output: p.text, data: value, duration_ms: 5 },
+        }),
+        j({ type: 'tool_call_start', id: 't2', name: p.text, input: {}, tier: 'Observe' }),
+        j({
+          type: 'tool_call_end',
+          id: 't2',
+          name: p.text,
+          result: { success: false, output: `exit 1: ${p.text}`, data: null, duration_ms: 5 },
+        }),
+        j({ type: 'error', message: `provider said: ${p.text}`, recoverable: false }),
+      ];
+    case 'crabtalk':
+      return [
+        '"TextStart"',
+        j({ TextDelta: `Here: ${p.text}` }),
+        '"TextEnd"',
+        j({
+          ToolCallsStart: [
+            {
+              index: 0,
+              id: 'call_1',
+              type: 'function',
+              function: { name: 'bash', arguments: j({ cmd: p.text, config: value }) },
+            },
+            {
+              index: 1,
+              id: 'call_2',
+              type: 'function',
+              function: { name: p.text, arguments: '{}' },
+            },
+          ],
+        }),
+        j({ ToolResult: { call_id: 'call_1', output: { Ok: p.text }, duration_ms: 5 } }),
+        j({
+          ToolResult: { call_id: 'call_2', output: { Err: `exit 1: ${p.text}` }, duration_ms: 5 },
+        }),
+        '"ToolCallsComplete"',
+        j({ Done: { steps: [], stop_reason: { Error: `provider said: ${p.text}` } } }),
+      ];
+  }
 }
 
 /** Every string a collector would receive for these spans. */
