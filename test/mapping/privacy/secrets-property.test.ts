@@ -256,6 +256,8 @@ function runLines(runId: string, p: Planted, splits: readonly number[]): string[
   ];
 }
 
+const OTHERS = ['oxi', 'agent-sdk', 'crabtalk'] as const;
+
 /** The other runtimes' logs with the same channels (runs named by their stream). */
 function otherRunLines(dialect: 'oxi' | 'agent-sdk' | 'crabtalk', n: number, p: Planted): string[] {
   const structured = p.text.startsWith('{') || p.text.startsWith('[');
@@ -264,7 +266,7 @@ function otherRunLines(dialect: 'oxi' | 'agent-sdk' | 'crabtalk', n: number, p: 
   switch (dialect) {
     case 'oxi':
       return [
-        j({ type: 'agentStart', prompts: [{ role: 'user', content: 'go' }] }),
+        j({ type: 'agentStart', prompts: [{ role: 'user', content: `case ${n}` }] }),
         j({
           type: 'toolExecutionStart',
           tool_call_id: 't1',
@@ -316,6 +318,8 @@ function otherRunLines(dialect: 'oxi' | 'agent-sdk' | 'crabtalk', n: number, p: 
       ];
     case 'crabtalk':
       return [
+        // A run without an id is named after its first input: one of its own per case.
+        j({ TextDelta: `case ${n}` }),
         '"TextStart"',
         j({ TextDelta: `Here: ${p.text}` }),
         '"TextEnd"',
@@ -388,7 +392,7 @@ describe.each([false, true])('generated secrets, content capture %s', (captureCo
     const messages: string[] = [];
     let n = 0;
     fc.assert(
-      fc.property(planted, cuts, (p, splits) => {
+      fc.property(planted, cuts, fc.constantFrom(...OTHERS), (p, splits, other) => {
         n += 1;
         const runId = `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
         h.exporter.reset();
@@ -396,8 +400,18 @@ describe.each([false, true])('generated secrets, content capture %s', (captureCo
           const result = h.sink.handleJson(line);
           if (result.message !== undefined) messages.push(result.message);
         }
+        const stream = h.sink.openStream(`${other}-${n}`, other);
+        for (const line of otherRunLines(other, n, p)) {
+          const result = stream.handleJson(line);
+          if (result.message !== undefined) messages.push(result.message);
+        }
+        h.sink.endOpenRuns();
         const spans = h.spans();
-        expect(spans.length).toBeGreaterThanOrEqual(6);
+        // Both runs are there: the behest run's and the other runtime's, each with its tools.
+        expect(spans.filter((s) => s.name.startsWith('invoke_agent'))).toHaveLength(2);
+        expect(
+          spans.filter((s) => s.name.startsWith('execute_tool')).length,
+        ).toBeGreaterThanOrEqual(5);
         const texts = readings([...spanStrings(spans), ...messages.splice(0)]);
         // The channels are there: content only when captured.
         expect(texts[0]!.includes('gen_ai.output.messages')).toBe(captureContent);
