@@ -2,6 +2,7 @@ import type { AgentEvent } from '../events/agent-event.js';
 import { ACCEPTED, rejected } from './apply-outcome.js';
 import type { ApplyOutcome } from './apply-outcome.js';
 import { agentMetricAttributes } from './metrics/instruments.js';
+import { recordOnce } from './metrics/record-once.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
 import { annotate } from './spans/annotate.js';
@@ -69,7 +70,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
           target.span.addEvent(S.EVENT_DOOM_LOOP_DETECTED, attributes, event.time);
       }
       run.sawDoomLoop = true;
-      run.instruments.doomLoops.add(1, agentMetricAttributes(ctx.agentName, run));
+      recordOnce(run, (i) => i.doomLoops.add(1, agentMetricAttributes(ctx.agentName, run)));
       return ACCEPTED;
     }
     case 'CompactionCircuitOpened':
@@ -80,7 +81,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
           event.time,
         );
       }
-      run.instruments.breakerOpened.add(1, agentMetricAttributes(ctx.agentName));
+      recordOnce(run, (i) => i.breakerOpened.add(1, agentMetricAttributes(ctx.agentName)));
       return ACCEPTED;
   }
 }

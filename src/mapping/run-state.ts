@@ -95,4 +95,8 @@ export interface RunRecord extends SpanBudget, MutableModel {
    * from redelivered events after its metrics were already recorded (each run counts once).
    */
   readonly instruments: Instruments;
+  /** Metric writes made for the run while it was open (see `recordOnce`). */
+  metricWrites: number;
+  /** Writes this process made for the run before it was let go and rebuilt: not made again. */
+  replayedWrites: number;
 }

@@ -40,6 +40,9 @@ export class RunTracker {
   // Runs forgotten after their metrics were recorded: rebuilt from redelivered events, they
   // export their spans again (same ids, same content) but record no metric a second time.
   private readonly counted = new Set<string>();
+  // Open runs let go (their partition moved away) → metric writes made for them here: rebuilt
+  // here from their redelivered events, they skip those writes (see `recordOnce`).
+  private readonly letGo = new Map<string, number>();
   /** Runs ended so far, by outcome. */
   readonly outcomes: Record<RunEnding['outcome'], number> = {
     completed: 0,
@@ -116,11 +119,22 @@ export class RunTracker {
 
   /**
    * Lets a run go without ending it: its source hands its events to another consumer (a partition
-   * moved away). An open run exports nothing more and counts no outcome; a finished one is
-   * forgotten as above. Its events, delivered here again later, rebuild it from the start.
+   * moved away). An open run exports nothing more and counts no outcome, and leaves the active
+   * runs; a finished one is forgotten as above. Its events, delivered here again later, rebuild it
+   * from the start, and what it recorded before is not recorded again.
    */
   discard(runId: string): void {
-    if (!this.runs.delete(runId)) this.forget(runId);
+    const run = this.runs.get(runId);
+    if (run === undefined) {
+      this.forget(runId);
+      return;
+    }
+    this.runs.delete(runId);
+    // It is no longer active here; what it recorded stays recorded, once.
+    run.instruments.runsActive.add(-1, agentMetricAttributes(this.ctx.agentName));
+    this.letGo.set(runId, run.metricWrites);
+    if (this.letGo.size > this.ctx.finishedRunMemory)
+      this.letGo.delete(this.letGo.keys().next().value!);
   }
 
   /**
@@ -177,6 +191,11 @@ export class RunTracker {
       this.counted.has(event.runId) ? NO_METRICS : this.ctx.instruments,
     );
     this.runs.set(event.runId, run);
+    const replayed = this.letGo.get(event.runId);
+    if (replayed !== undefined) {
+      run.replayedWrites = replayed;
+      this.letGo.delete(event.runId);
+    }
     run.instruments.runsActive.add(1, agentMetricAttributes(this.ctx.agentName));
     return run;
   }

@@ -56,6 +56,50 @@ describe('run lifecycle', () => {
     },
   );
 
+  it.each([
+    ['applied at once', {}],
+    ['held for reordering', { reorderWindowMillis: 60_000, lateGraceMillis: 60_000 }],
+  ] as const)(
+    'records every per-run metric once when a run given away (%s) at any event is rebuilt here',
+    async (_how, windows) => {
+      /** Every metric point, by name and attributes: counts and sums of histograms, counter values. */
+      const allPoints = async (x: ReturnType<typeof createHarness>) =>
+        (await x.metrics())
+          .flatMap((m) =>
+            (
+              m.dataPoints as {
+                attributes: object;
+                value: number | { count: number; sum?: number };
+              }[]
+            ).map(
+              (p) =>
+                `${m.descriptor.name} ${JSON.stringify(p.attributes)} ${JSON.stringify(
+                  typeof p.value === 'number' ? p.value : [p.value.count, p.value.sum],
+                )}`,
+            ),
+          )
+          .filter((p) => !p.startsWith('agent_bridge.events'))
+          .sort();
+      const lines = [...toolRun(), ...toolRun(RUN_B)];
+      const whole = createHarness(windows);
+      whole.feed(lines.join('\n'));
+      await whole.sink.shutdown();
+      const expected = await allPoints(whole);
+      expect(expected.some((p) => p.startsWith('agent.tool.calls'))).toBe(true);
+      expect(expected.some((p) => p.startsWith('gen_ai.client.token.usage'))).toBe(true);
+      const runA = toolRun();
+      for (let cut = 1; cut < runA.length; cut += 1) {
+        const h = createHarness(windows);
+        h.feed(runA.slice(0, cut).join('\n'));
+        h.sink.dropRun(RUN_A);
+        // Its partition comes back: every event of the run is delivered again, then another run.
+        h.feed([...runA, ...toolRun(RUN_B)].join('\n'));
+        await h.sink.shutdown();
+        expect(await allPoints(h), `given away after ${cut} events`).toEqual(expected);
+      }
+    },
+  );
+
   afterEach(() => {
     vi.useRealTimers();
   });

@@ -5,6 +5,7 @@ import type { Attributes, HrTime, SpanContext } from '@opentelemetry/api';
 import type { AssistantMessageCommitted, UsageRecorded } from '../../events/agent-event.js';
 import { maxHrTime, secondsBetween } from '../../events/hr-time.js';
 import { chatMetricAttributes } from '../metrics/instruments.js';
+import { recordOnce } from '../metrics/record-once.js';
 import { toContentAttribute } from '../privacy/content.js';
 import type { ChatRecord, MutableModel, RunRecord, SpanNote } from '../run-state.js';
 import * as S from '../semconv.js';
@@ -106,16 +107,20 @@ export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRec
   run.inputTokens = add(run.inputTokens, inputTokens);
   run.outputTokens = add(run.outputTokens, outputTokens);
   if (inputTokens !== undefined) {
-    run.instruments.tokenUsage.record(inputTokens, {
-      ...chatMetricAttributes(model),
-      [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_INPUT,
-    });
+    recordOnce(run, (i) =>
+      i.tokenUsage.record(inputTokens, {
+        ...chatMetricAttributes(model),
+        [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_INPUT,
+      }),
+    );
   }
   if (outputTokens !== undefined) {
-    run.instruments.tokenUsage.record(outputTokens, {
-      ...chatMetricAttributes(model),
-      [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_OUTPUT,
-    });
+    recordOnce(run, (i) =>
+      i.tokenUsage.record(outputTokens, {
+        ...chatMetricAttributes(model),
+        [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_OUTPUT,
+      }),
+    );
   }
 }
 

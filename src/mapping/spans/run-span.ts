@@ -104,6 +104,8 @@ export function startRun(
     outputTokens: undefined,
     sawDoomLoop: false,
     instruments,
+    metricWrites: 0,
+    replayedWrites: 0,
   };
   return run;
 }

@@ -11,6 +11,7 @@ import type {
 import { maxHrTime, secondsBetween, subtractMillis } from '../../events/hr-time.js';
 import { ACCEPTED, rejected } from '../apply-outcome.js';
 import type { ApplyOutcome } from '../apply-outcome.js';
+import { recordOnce } from '../metrics/record-once.js';
 import { toContentAttribute } from '../privacy/content.js';
 import type { RunRecord, ToolRecord } from '../run-state.js';
 import * as S from '../semconv.js';
@@ -189,10 +190,12 @@ export function endTool(
     [S.ATTR_AGENT_TOOL_OUTCOME]: outcome,
   };
   if (errorType !== undefined) attributes[S.ATTR_ERROR_TYPE] = errorType;
-  run.instruments.executeToolDuration.record(secondsBetween(end, tool.start), attributes);
-  run.instruments.toolCalls.add(1, {
-    [S.ATTR_GEN_AI_TOOL_NAME]: tool.name,
-    [S.ATTR_AGENT_TOOL_OUTCOME]: outcome,
+  recordOnce(run, (i) => {
+    i.executeToolDuration.record(secondsBetween(end, tool.start), attributes);
+    i.toolCalls.add(1, {
+      [S.ATTR_GEN_AI_TOOL_NAME]: tool.name,
+      [S.ATTR_AGENT_TOOL_OUTCOME]: outcome,
+    });
   });
   run.tools?.delete(tool.callId);
   if (run.tools?.size === 0) run.tools = undefined;
