@@ -60,7 +60,7 @@ export function parseCommand(
         quiet: { type: 'boolean', short: 'q' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean' },
+        version: { type: 'boolean', short: 'V' },
       },
     });
   } catch (error) {
@@ -69,6 +69,7 @@ export function parseCommand(
   const { values, positionals } = parsed;
   if (values.version === true) return { name: 'version' };
   const [name, ...rest] = positionals;
+  if (name === 'version' && rest.length === 0) return { name: 'version' };
   if (name === 'help' && rest[0] !== undefined && isCommandName(rest[0]))
     return { name: 'help', command: rest[0] };
   if (values.help === true || name === undefined || name === 'help')

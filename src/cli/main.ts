@@ -108,9 +108,22 @@ async function main(argv: readonly string[]): Promise<number> {
           ).runParallelPipeline(io, command.common, 'ingest', inputs, command.workers)
         : await runPipeline(io, command.common, 'ingest', inputs);
       if (result.undeliveredSpans > 0 || result.metricFailures > 0) return EXIT_UNDELIVERED;
+      // Nothing read was usable: not a success, even without --strict.
+      if (result.lines > 0 && result.rejected >= result.lines) {
+        if (!command.common.quiet)
+          process.stderr.write(
+            `agent-otel-bridge: every one of the ${result.lines} lines was rejected; nothing was mapped\n`,
+          );
+        return 1;
+      }
       return command.strict && result.rejected > 0 ? 1 : 0;
     }
     case 'validate': {
+      const unreadable = unreadableFiles(command.files);
+      if (unreadable.length > 0) {
+        for (const problem of unreadable) process.stderr.write(`agent-otel-bridge: ${problem}\n`);
+        return EXIT_USAGE;
+      }
       const inputs: Input[] = command.files.map((file) => ({
         name: file === '-' ? 'stdin' : file,
         lines: readLines(file === '-' ? (process.stdin as Readable) : createReadStream(file)),
@@ -167,6 +180,13 @@ function* toInputLines(lines: readonly string[]): Generator<InputLine> {
   let lineNumber = 0;
   for (const text of lines) yield { ok: true, lineNumber: ++lineNumber, text };
 }
+
+// A reader that stops early (`validate FILE | head`) closes the pipe: that is the end of the output,
+// not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

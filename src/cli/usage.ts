@@ -62,7 +62,7 @@ Options:
   --capture-content     Capture outputs and tool arguments/results (scrubbed, truncated)
   --quiet               Print only errors
   --json                ingest/demo: print the summary as one JSON object on stdout (no trace trees)
-  --version             Print the version
+  --version, -V         Print the version (also: agent-otel-bridge version)
 
 Export follows the standard environment: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL
 (http/protobuf, http/json, grpc), OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
@@ -189,4 +189,4 @@ export function commandUsage(name: CommandName): string {
 
 /** The CLI's exit codes, as the README's table says them. */
 export const EXIT_CODES =
-  '0 done (all delivered), 1 rejected input (validate; ingest --strict) or a failure, 2 usage error, 3 data not delivered';
+  '0 done (all delivered), 1 rejected input (validate; ingest --strict; ingest with every line rejected) or a failure, 2 usage error, 3 data not delivered';

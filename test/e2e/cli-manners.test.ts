@@ -39,7 +39,8 @@ describe('CLI manners', () => {
     'says what to try when --dialect rejects nearly everything (%s)',
     async (_how, args, env) => {
       const result = await runCli(['ingest', ...args, '--dialect', 'oxi', sample], env);
-      expect(result.code).toBe(0);
+      // Every line rejected: nothing was mapped, which is not a success.
+      expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
         /(\d+) of \1 lines were rejected as oxi: is the input another runtime's\? Try --dialect auto/,
       );

@@ -9,6 +9,8 @@ export const MAX_REPORTED_REJECTS = 20;
 
 /** What an ingest did: input lines rejected, spans not delivered, metric exports that failed. */
 export interface PipelineResult {
+  /** Input lines read. */
+  readonly lines: number;
   readonly rejected: number;
   readonly undeliveredSpans: number;
   readonly metricFailures: number;
@@ -53,7 +55,7 @@ export function reportIngestEnd(io: Io, options: CommonOptions, end: IngestEnd):
   };
   if (options.json) io.stdout.write(renderJsonReport(end.output, run));
   else if (!options.quiet) io.stdout.write(renderReport(end.output, run));
-  return { rejected: end.rejected, undeliveredSpans, metricFailures };
+  return { lines: end.lines, rejected: end.rejected, undeliveredSpans, metricFailures };
 }
 
 /** An event type nobody maps (a typo, a newer runtime) is said once per type, not only counted. */
