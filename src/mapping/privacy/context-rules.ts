@@ -140,6 +140,6 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
   // `name = value`, `name: value`, `"name": "value"`, `name => value`, `?name=value&`.
   namedRule(
     'credential_assignment',
-    /(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})["']?\s{0,8}(?:=>|:=|:(?!:)|=(?!=[\s=]))\s{0,8}/g,
+    /(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})["']?\s{0,8}(?:=>|:=|:(?!:)|=(?!=+\s))\s{0,8}/g,
   ),
 ]);

@@ -76,6 +76,25 @@ describe('scrubber', () => {
     expect(scrub(text)).toBe(text);
   });
 
+  it('masks what generated secrets found, and leaves comparisons in code alone', () => {
+    const scrub = createScrubber(DEFAULT_SCRUB_PATTERNS);
+    for (const [text, masked] of [
+      ['password===AAAAAAAAAAAA', `password=${REDACTED}`],
+      ['password==AAAAAAAAAAAA', `password=${REDACTED}`],
+      ['password=~AAAAAAAAAAAA', `password=${REDACTED}`],
+      ['password => AAAAAAAAAAAA', `password => ${REDACTED}`],
+      ['PGDSN: "AAAAAAAAAAAA"', `PGDSN: ${REDACTED}`],
+      [
+        'run --connection_string AAAAAAAAAAAA --verbose',
+        `run --connection_string ${REDACTED} --verbose`,
+      ],
+      ['exit 1: {"password":["x","AAAAAAAAAAAA"]}', `exit 1: {"password":"${REDACTED}"}`],
+      ['if (token === undefined) return;', 'if (token === undefined) return;'],
+      ['while (password == null) wait();', 'while (password == null) wait();'],
+    ] as const)
+      expect(scrub(text), text).toBe(masked);
+  });
+
   it("takes user patterns, global or not, in place of the issuers' shapes", () => {
     const custom = createScrubber([/internal-\d+/, /(?<keep>user=)\w+/g]);
     // `ghp_` + 36 is an issuer's shape only: without the default patterns it stays.
