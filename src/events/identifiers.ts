@@ -61,8 +61,7 @@ export function createIdentifierGuard(
       text = identifierDigest(raw);
     } else if (text.length > MAX_IDENTIFIER_LENGTH) {
       onCut();
-      const digest = createHash('sha256').update(raw).digest('hex').slice(0, 16);
-      text = `${text.slice(0, MAX_IDENTIFIER_LENGTH - 18)}…#${digest}`;
+      text = `${text.slice(0, MAX_IDENTIFIER_LENGTH - 18)}…${identifierDigest(raw)}`;
     }
     if (clean.size >= CACHE_SIZE) clean.clear();
     clean.set(key, text);
