@@ -14,6 +14,11 @@ export interface RunCheckpoint {
   readonly dialect: DialectName;
   readonly finished: boolean;
   readonly events: readonly AgentEvent[];
+  /**
+   * Metric writes the run had made when this was saved: whoever rebuilds it from these events
+   * does not make them again (absent in checkpoints of earlier versions: 0).
+   */
+  readonly metricWrites: number;
 }
 
 const VERSION = 1;
@@ -48,10 +53,14 @@ export function decodeCheckpoint(text: string): RunCheckpoint {
     if ((event as AgentEvent).runId !== runId)
       throw new Error(`events[${i}].runId: not the checkpoint's run`);
   });
+  const metricWrites = c['metricWrites'] ?? 0;
+  if (typeof metricWrites !== 'number' || !Number.isSafeInteger(metricWrites) || metricWrites < 0)
+    throw new Error('metricWrites: expected a whole number ≥ 0');
   return {
     runId,
     dialect,
     finished: c['finished'],
     events: events as AgentEvent[],
+    metricWrites,
   };
 }

@@ -9,13 +9,18 @@ import { compactEvents } from './compact-events.js';
 
 export interface RunCheckpointsOptions {
   readonly store: CheckpointStore;
-  readonly sink: Pick<BridgeSink, 'restoreRun' | 'markFinished'>;
+  readonly sink: Pick<BridgeSink, 'restoreRun' | 'markFinished' | 'metricWritesOf'>;
   readonly ledger: DeliveryLedger;
   /** A run holding this many unacknowledged messages is checkpointed (and again per as many more). */
   readonly everyMessages: number;
   readonly content: { readonly capture: boolean; readonly maxTextChars: number };
   /** Said once per kind of trouble. */
   readonly report: (message: string) => void;
+  /**
+   * Whether this instance may still write the partition's checkpoints (it owns the partition and
+   * its lease cannot have lapsed); asked right before each write. Without partitions: always.
+   */
+  readonly mayWrite?: ((partition: number) => boolean) | undefined;
   /** For the instance's own metrics. */
   readonly meter?: Meter | undefined;
 }
@@ -26,6 +31,8 @@ interface RunLog {
   events: AgentEvent[];
   /** What its last saved checkpoint holds (undefined: none saved). */
   saved: AgentEvent[] | undefined;
+  /** The metric writes its last saved checkpoint covers. */
+  savedWrites: number;
   partition: number | undefined;
   /** The save under way, if any. */
   saving: Promise<void> | undefined;
@@ -52,7 +59,7 @@ export class RunCheckpoints {
   // While a run is rebuilt from a log, its events are in the log already.
   private replaying = false;
   /** Checkpoints saved, runs restored from one, and saves that failed. */
-  readonly counts = { saved: 0, restored: 0, finished: 0, failed: 0 };
+  readonly counts = { saved: 0, restored: 0, finished: 0, failed: 0, fenced: 0 };
 
   private saving = 0;
 
@@ -82,6 +89,7 @@ export class RunCheckpoints {
         dialect,
         events: [event],
         saved: undefined,
+        savedWrites: 0,
         partition: undefined,
         saving: undefined,
         ended: false,
@@ -114,12 +122,18 @@ export class RunCheckpoints {
     if (log === undefined) return true;
     // A save under way would land after the marker and undo it.
     await log.saving;
+    if (!this.mayWrite(log.partition)) {
+      // Its partition moved on: the marker is the next owner's to write.
+      this.counts.fenced += 1;
+      return false;
+    }
     try {
       await this.options.store.save(checkpointScope(log.partition), {
         runId,
         dialect: log.dialect,
         finished: true,
         events: [],
+        metricWrites: 0,
       });
     } catch (error) {
       this.trouble('save', `cannot mark a finished run in its checkpoint (retrying)`, error);
@@ -142,7 +156,7 @@ export class RunCheckpoints {
     }
     log.events = [...log.saved];
     log.ended = false;
-    this.replay(log.saved, log.dialect);
+    this.replay(log.saved, log.dialect, log.savedWrites);
     return true;
   }
 
@@ -151,6 +165,19 @@ export class RunCheckpoints {
     const saves: Promise<void>[] = [];
     for (const log of this.logs.values()) if (log.saving !== undefined) saves.push(log.saving);
     await Promise.all(saves);
+  }
+
+  /**
+   * Before partition `p` is handed over (its reading stopped, its lease still held): every open
+   * run of it is checkpointed, with the metric writes it made, so that its messages are
+   * acknowledged and the next owner rebuilds it from the checkpoint without recording again what
+   * was recorded here.
+   */
+  async checkpointPartition(p: number): Promise<void> {
+    for (const [runId, log] of this.logs)
+      if (log.partition === p && !log.ended && log.saving === undefined)
+        log.saving = this.save(runId, log);
+    await this.idle();
   }
 
   /** The run's partition moved away: its next owner rebuilds it from the checkpoint. */
@@ -176,12 +203,13 @@ export class RunCheckpoints {
         dialect: checkpoint.dialect,
         events: [...events],
         saved: events,
+        savedWrites: checkpoint.metricWrites,
         partition,
         saving: undefined,
         ended: false,
       });
       this.options.ledger.adoptCheckpointed(checkpoint.runId, partition);
-      this.replay(events, checkpoint.dialect);
+      this.replay(events, checkpoint.dialect, checkpoint.metricWrites);
       this.counts.restored += 1;
     }
   }
@@ -190,10 +218,14 @@ export class RunCheckpoints {
     await this.options.store.close();
   }
 
-  private replay(events: readonly AgentEvent[], dialect: DialectName): void {
+  private mayWrite(partition: number | undefined): boolean {
+    return partition === undefined || (this.options.mayWrite?.(partition) ?? true);
+  }
+
+  private replay(events: readonly AgentEvent[], dialect: DialectName, metricWrites: number): void {
     this.replaying = true;
     try {
-      this.options.sink.restoreRun(events, dialect);
+      this.options.sink.restoreRun(events, dialect, metricWrites);
     } finally {
       this.replaying = false;
     }
@@ -204,17 +236,25 @@ export class RunCheckpoints {
     const events = compactEvents(log.events, this.options.content);
     log.events = [...events];
     const covered = this.options.ledger.heldFor(runId);
+    const metricWrites = this.options.sink.metricWritesOf(runId) ?? log.savedWrites;
     try {
+      if (!this.mayWrite(log.partition)) {
+        // Its partition moved on (or may have): its messages are the next owner's.
+        this.counts.fenced += 1;
+        return;
+      }
       await this.options.store.save(checkpointScope(log.partition), {
         runId,
         dialect: log.dialect,
         finished: false,
         events,
+        metricWrites,
       });
       this.counts.saved += 1;
       // Dropped meanwhile (its partition moved): its messages are the next owner's.
       if (this.logs.get(runId) !== log) return;
       log.saved = events;
+      log.savedWrites = metricWrites;
       this.options.ledger.checkpointSaved(runId, covered, log.partition);
     } catch (error) {
       this.counts.failed += 1;

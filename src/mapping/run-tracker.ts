@@ -117,6 +117,22 @@ export class RunTracker {
       this.counted.delete(this.counted.values().next().value!);
   }
 
+  /** Metric writes an open run made so far (undefined: no such open run). */
+  metricWritesOf(runId: string): number | undefined {
+    return this.runs.get(runId)?.metricWrites;
+  }
+
+  /**
+   * A run about to be rebuilt here from events that made `writes` metric writes elsewhere (its
+   * checkpoint says so): those writes are not made again.
+   */
+  expectReplay(runId: string, writes: number): void {
+    if (writes <= 0 || this.runs.has(runId)) return;
+    this.letGo.set(runId, Math.max(writes, this.letGo.get(runId) ?? 0));
+    if (this.letGo.size > this.ctx.finishedRunMemory)
+      this.letGo.delete(this.letGo.keys().next().value!);
+  }
+
   /**
    * Lets a run go without ending it: its source hands its events to another consumer (a partition
    * moved away). An open run exports nothing more and counts no outcome, and leaves the active

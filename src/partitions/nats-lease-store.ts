@@ -5,9 +5,9 @@ import type { LeaseStore } from './lease-store.js';
 
 /**
  * Leases and membership in a JetStream key-value bucket whose entries live `leaseMillis` (the
- * bucket's TTL): `create` takes a free lease, `update` on the last revision renews it (compare and
- * set: a lease someone else took, or that expired, fails), membership keys are refreshed by each
- * heartbeat and counted.
+ * bucket's TTL, kept by the server): `create` takes a free lease (its revision is the ownership's
+ * epoch), `update` on the last revision renews it (compare and set: a lease someone else took, or
+ * that expired, fails), membership keys are refreshed by each heartbeat and counted once each.
  */
 export async function createNatsLeaseStore(options: {
   readonly connection: NatsConnection;
@@ -20,42 +20,43 @@ export async function createNatsLeaseStore(options: {
     ttl: leaseMillis,
     history: 1,
   });
-  const revisions = new Map<number, number>();
+  /** Per partition held: the revision last written. */
+  const held = new Map<number, { revision: number }>();
   const lease = (p: number) => `lease.${p}`;
   const member = `member.${instanceId.replace(/[^A-Za-z0-9_=-]/g, '_')}`;
   return {
     async heartbeat() {
       await kv.put(member, instanceId);
-      let live = 0;
-      for await (const key of await kv.keys('member.*')) {
-        if (key !== '') live += 1;
-      }
-      return Math.max(1, live);
+      // A listing taken while others write their keys can name one key twice.
+      const live = new Set<string>();
+      for await (const key of await kv.keys('member.*')) if (key !== '') live.add(key);
+      return Math.max(1, live.size);
     },
     async acquire(p) {
       try {
-        revisions.set(p, await kv.create(lease(p), instanceId));
-        return true;
+        const epoch = await kv.create(lease(p), instanceId);
+        held.set(p, { revision: epoch });
+        return epoch;
       } catch {
-        return false;
+        return undefined;
       }
     },
     async renew(p) {
-      const revision = revisions.get(p);
-      if (revision === undefined) return false;
+      const entry = held.get(p);
+      if (entry === undefined) return false;
       try {
-        revisions.set(p, await kv.update(lease(p), instanceId, revision));
+        entry.revision = await kv.update(lease(p), instanceId, entry.revision);
         return true;
       } catch {
-        revisions.delete(p);
+        held.delete(p);
         return false;
       }
     },
     async release(p) {
-      const revision = revisions.get(p);
-      revisions.delete(p);
-      if (revision === undefined) return;
-      await kv.delete(lease(p), { previousSeq: revision }).catch(() => undefined);
+      const entry = held.get(p);
+      held.delete(p);
+      if (entry === undefined) return;
+      await kv.delete(lease(p), { previousSeq: entry.revision }).catch(() => undefined);
     },
     async close() {
       await kv.delete(member).catch(() => undefined);

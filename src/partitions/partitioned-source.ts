@@ -1,7 +1,10 @@
 import type { Meter } from '@opentelemetry/api';
 import type { BrokerSource } from '../sources/broker-source.js';
 import { pause } from '../sources/broker-source.js';
+import type { Delivery } from '../sources/delivery-ledger.js';
 import type { LeaseStore } from './lease-store.js';
+import { createOwnership, mayAct } from './ownership.js';
+import type { Ownership } from './ownership.js';
 
 export interface PartitionedSourceOptions {
   /** Partitions of the stream (`<subject>.<p>`, `<key>:<p>`). */
@@ -16,7 +19,10 @@ export interface PartitionedSourceOptions {
   readonly partitionSource: (p: number) => BrokerSource;
   /** Before `p` is read: rebuild its checkpointed runs. */
   readonly beforeTake: (p: number) => Promise<void>;
-  /** Before `p` is handed over: settle what can be settled (export and acknowledge ended runs). */
+  /**
+   * Before `p` is handed over (its reading stopped, its lease still held): settle what can be
+   * settled (checkpoint its open runs, export and acknowledge ended ones).
+   */
   readonly beforeRelease: (p: number) => Promise<void>;
   /** `p` is no longer this instance's: forget its open runs, leaving its messages to the next owner. */
   readonly dropped: (p: number) => void;
@@ -24,54 +30,63 @@ export interface PartitionedSourceOptions {
   readonly report: (message: string) => void;
   /** For the instance's own metrics: partitions owned, ownership changes. */
   readonly meter?: Meter | undefined;
-}
-
-interface Owned {
-  readonly source: BrokerSource;
-  readonly running: Promise<void>;
-  readonly since: number;
+  /** Randomness for where to start looking for partitions and for back-off (tests fix it). */
+  readonly random?: () => number;
 }
 
 /**
- * Consumes the partitions this instance owns. Every third of the lease time it says it is alive
- * and renews its leases; a lease it could not renew in time is dropped at once, before it can
- * expire, so two instances never consume one partition together. Apart from that it balances:
- * with n live instances it holds ⌈P/n⌉ partitions, taking free ones and handing one extra
- * partition over per round (after settling what it can). It first waits half a lease time, so
- * that instances started together see each other before taking partitions. A dead instance's
- * leases expire and are taken within one lease time; its unacknowledged messages come back to the
- * new owner (NATS: after the ack wait; Redis: claimed at once), which applies them first.
+ * Consumes the partitions this instance owns, following the protocol of docs/scaling-out.md
+ * ("Partition ownership"). Each ownership is an object of its own (see `ownership.ts`), so that
+ * nothing done for an earlier ownership of a partition (a message handler, a late renewal, an
+ * acknowledgement) can touch a later one.
+ *
+ * - Renewal runs on a schedule of its own, every quarter of the lease time, renewing every lease
+ *   at once; how late each round started is measured. An ownership whose last renewal was sent
+ *   more than 3/4 of the lease time ago is fenced at once (no message applied, no acknowledgement,
+ *   no checkpoint save) and stepped down, before its lease can lapse.
+ * - Balancing, membership and lag run on their own schedule: with n live instances it holds
+ *   ⌈P/n⌉ partitions, taking free ones and handing one extra partition over per round once it has
+ *   had too many two rounds in a row. A partition it lost or handed over is not taken back for
+ *   one to two lease times, so an instance cannot take and lose one partition in a loop.
+ * - It first waits half a lease time, so that instances started together see each other.
+ *
+ * A dead instance's leases expire and are taken within one lease time; its unacknowledged
+ * messages come back to the new owner (NATS: after the ack wait; Redis: claimed at once).
  */
 export function createPartitionedSource(options: PartitionedSourceOptions): BrokerSource {
-  const owned = new Map<number, Owned>();
-  const renewedAt = new Map<number, number>();
-  /** Partitions whose lease went unrenewed too long while messages kept coming: dropped next. */
-  const lapsed = new Set<number>();
+  const { leaseMillis } = options;
+  const random = options.random ?? Math.random;
+  const owned = new Map<number, Ownership>();
+  /** Partition → time before which it is not taken again (lost or handed over recently). */
+  const coolingUntil = new Map<number, number>();
   const stopping = new AbortController();
+  const closing = new AbortController();
   let store: LeaseStore | undefined;
   let members = 1;
   let queue: Promise<unknown> = Promise.resolve();
-  const tick = Math.max(100, Math.floor(options.leaseMillis / 3));
-  /** Ownership changes one at a time (renewals and balancing run side by side). */
+  const balanceEvery = Math.max(100, Math.floor(leaseMillis / 3));
+  const renewEvery = Math.max(50, Math.floor(leaseMillis / 4));
+  /** Ownership changes one at a time. */
   const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
     const next = queue.then(work, work);
     queue = next.catch(() => undefined);
     return next;
   };
   const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+  const reading = () => [...owned.values()].filter((o) => o.state === 'reading');
   options.meter
     ?.createObservableGauge('agent_bridge.partitions.owned', {
       description: 'Partitions this instance holds leases on',
       unit: '{partition}',
     })
-    .addCallback((result) => result.observe(owned.size));
+    .addCallback((result) => result.observe(reading().length));
   const changes = options.meter?.createCounter('agent_bridge.partitions.changes', {
     description: 'Partition ownership changes of this instance',
     unit: '{partition}',
   });
   const changed = (change: 'taken' | 'handed_over' | 'lost') =>
     changes?.add(1, { 'agent_bridge.partition.change': change });
-  // Each owned partition's lag, refreshed with the leases.
+  // Each owned partition's lag, refreshed with the membership.
   const lags = new Map<number, number>();
   options.meter
     ?.createObservableGauge('agent_bridge.partitions.lag', {
@@ -87,20 +102,71 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
     unit: 's',
     advice: { explicitBucketBoundaries: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] },
   });
+  const lateness = options.meter?.createHistogram('agent_bridge.partitions.renewal.lateness', {
+    description: 'How late a round of lease renewals started against its schedule',
+    unit: 's',
+    advice: { explicitBucketBoundaries: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] },
+  });
+  const coolDown = (p: number, leases: number) =>
+    coolingUntil.set(p, Date.now() + leaseMillis * leases * (1 + random()));
 
-  /** Renewed recently enough that the lease is surely still held (it cannot have expired). */
-  const held = (p: number) =>
-    owned.has(p) && Date.now() - (renewedAt.get(p) ?? 0) <= options.leaseMillis * 0.8;
+  /** Stops reading `p`: resolves once the batch in hand is applied (or left). */
+  const stopReading = async (own: Ownership) => {
+    own.source.stop();
+    await own.running?.catch(() => undefined);
+  };
 
-  const stopPartition = async (p: number) => {
-    const entry = owned.get(p);
-    if (entry === undefined) return;
-    owned.delete(p);
-    renewedAt.delete(p);
-    lapsed.delete(p);
-    entry.source.stop();
-    await entry.running.catch(() => undefined);
-    return entry;
+  let leases: LeaseStore | undefined;
+  /** The renewal loop, which runs from `run()` until `close()`. */
+  let renewing: Promise<void> | undefined;
+
+  /** A delivery whose acknowledgement is sent only while the ownership may act. */
+  const fenced = (own: Ownership, delivery: Delivery): Delivery => ({
+    ...delivery,
+    partition: own.p,
+    ack: () => {
+      if (mayAct(own, leaseMillis)) delivery.ack();
+      else delivery.release?.();
+    },
+    nak: (delayMillis) => {
+      if (mayAct(own, leaseMillis)) delivery.nak(delayMillis);
+      else delivery.release?.();
+    },
+  });
+
+  /** Lost, or not renewed in time: fenced at once, then stopped and forgotten (in turn). */
+  const stepDown = (own: Ownership, why: string) => {
+    if (own.fenced) return;
+    own.fenced = true;
+    own.state = 'stepping_down';
+    own.source.stop();
+    coolDown(own.p, 1);
+    void exclusive(async () => {
+      await stopReading(own);
+      options.dropped(own.p);
+      await own.source.close().catch(() => undefined);
+      if (owned.get(own.p) === own) owned.delete(own.p);
+      // Still ours if it was stepped down for lateness: the next owner need not wait for it.
+      await leases?.release(own.p).catch(() => undefined);
+      changed('lost');
+      options.report(`lost partition ${own.p} (epoch ${own.epoch}): ${why}`);
+    });
+  };
+
+  const renewAll = async (store: LeaseStore) => {
+    await Promise.all(
+      [...owned.values()].map(async (own) => {
+        if (own.fenced) return;
+        const sentAt = Date.now();
+        const ok = await store.renew(own.p).catch(() => false);
+        if (!ok) stepDown(own, 'its lease expired or was taken');
+        // The lease's new time runs from no earlier than when the renewal was sent.
+        else own.renewedAt = Math.max(own.renewedAt, sentAt);
+      }),
+    );
+    for (const own of owned.values())
+      if (!own.fenced && !mayAct(own, leaseMillis))
+        stepDown(own, 'its lease could not be renewed in time');
   };
 
   return {
@@ -108,119 +174,135 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
     keepAliveMillis: options.keepAliveMillis,
     async open() {
       store = await options.store();
+      leases = store;
+    },
+    mayAct(p) {
+      const own = owned.get(p);
+      return own !== undefined && mayAct(own, leaseMillis);
     },
     async run(onMessage, canPull) {
       if (store === undefined) throw new Error('open() first');
-      const leases = store;
+      const leaseStore = store;
       const startedAt = Date.now();
-      const take = async (p: number) => {
+      const take = async (p: number, epoch: number, acquiredAt: number) => {
         const takenAt = performance.now();
-        const source = options.partitionSource(p);
-        await source.open();
-        await options.beforeTake(p).catch((error: unknown) => {
-          void source.close().catch(() => undefined);
-          throw error;
-        });
-        // A message is applied only while the lease is surely held: after a pause of the event
-        // loop (a stalled process) the lease may have expired and the partition moved on, so the
-        // message is left to the next owner and the partition dropped.
-        const running = source.run((text, delivery) => {
-          if (lapsed.has(p) || !held(p)) {
-            lapsed.add(p);
+        const own = createOwnership(p, epoch, options.partitionSource(p), acquiredAt);
+        owned.set(p, own);
+        try {
+          await own.source.open();
+          await options.beforeTake(p);
+        } catch (error) {
+          own.fenced = true;
+          owned.delete(p);
+          void own.source.close().catch(() => undefined);
+          await leaseStore.release(p).catch(() => undefined);
+          coolDown(p, 1);
+          options.report(`cannot read partition ${p}: ${describe(error)}`);
+          return;
+        }
+        // Stepped down meanwhile: the step-down, queued behind this, closes it.
+        if (own.fenced) return;
+        own.state = 'reading';
+        // A message is applied only while this ownership surely holds the lease; otherwise it
+        // is left to the next owner (and the ownership stepped down at the next renewal).
+        own.running = own.source.run((text, delivery) => {
+          if (own.state !== 'reading' || !mayAct(own, leaseMillis)) {
             delivery.release?.();
             return;
           }
-          onMessage(text, { ...delivery, partition: p });
+          onMessage(text, fenced(own, delivery));
         }, canPull);
-        owned.set(p, { source, running, since: Date.now() });
-        renewedAt.set(p, Date.now());
         changed('taken');
         takeovers?.record((performance.now() - takenAt) / 1000);
-        options.report(`owns partition ${p} of ${options.partitions}`);
+        options.report(`owns partition ${p} of ${options.partitions} (epoch ${epoch})`);
       };
-      const drop = async (p: number, why: string) => {
-        const entry = await stopPartition(p);
-        options.dropped(p);
-        await entry?.source.close().catch(() => undefined);
-        changed('lost');
-        options.report(`lost partition ${p}: ${why}`);
-      };
-      const handOver = async (p: number) => {
-        const entry = await stopPartition(p);
-        await options.beforeRelease(p).catch(() => undefined);
-        options.dropped(p);
-        await entry?.source.close().catch(() => undefined);
-        await leases.release(p);
+      const handOver = async (own: Ownership) => {
+        if (own.fenced) return;
+        own.state = 'handing_over';
+        await stopReading(own);
+        // Renewals go on meanwhile: what is settled here is still acknowledged under the lease.
+        await options.beforeRelease(own.p).catch(() => undefined);
+        own.fenced = true;
+        options.dropped(own.p);
+        await own.source.close().catch(() => undefined);
+        if (owned.get(own.p) === own) owned.delete(own.p);
+        await leaseStore.release(own.p).catch(() => undefined);
+        coolDown(own.p, 2);
         changed('handed_over');
-        options.report(`handed partition ${p} over`);
+        options.report(`handed partition ${own.p} over (epoch ${own.epoch})`);
       };
-      const renew = async () => {
-        members = await leases.heartbeat();
-        for (const [p, entry] of owned) {
-          const lag = await entry.source.lag?.().catch(() => undefined);
+      let tooMany = 0;
+      const balance = async () => {
+        members = await leaseStore.heartbeat();
+        for (const [p, own] of owned) {
+          const lag = await own.source.lag?.().catch(() => undefined);
           if (lag === undefined) lags.delete(p);
           else lags.set(p, lag);
         }
-        for (const p of [...owned.keys()]) {
-          const ok = await leases.renew(p).catch(() => false);
-          if (ok) renewedAt.set(p, Date.now());
-          // Not renewed, or renewed too long ago to be sure it is still ours: stop before it expires.
-          if (!ok || !held(p) || lapsed.has(p))
-            await exclusive(() =>
-              drop(
-                p,
-                ok ? 'its lease could not be renewed in time' : 'its lease expired or was taken',
-              ),
-            );
-        }
-      };
-      const balance = async () => {
-        if (Date.now() - startedAt < options.leaseMillis / 2) return;
+        if (Date.now() - startedAt < leaseMillis / 2) return;
         const target = Math.ceil(options.partitions / members);
-        if (owned.size > target) {
-          const p = Math.max(...owned.keys());
-          await exclusive(() => handOver(p));
+        const mine = reading();
+        tooMany = mine.length > target ? tooMany + 1 : 0;
+        // Twice in a row: a count taken while an instance joins or leaves moves nothing.
+        if (tooMany >= 2) {
+          tooMany = 0;
+          const last = mine.reduce((a, b) => (b.p > a.p ? b : a));
+          await exclusive(() => handOver(last));
           return;
         }
         // Start the search at a place of this instance's own, so that instances starting together
         // do not all race for the same partitions.
-        const start = Math.floor(Math.random() * options.partitions);
+        const start = Math.floor(random() * options.partitions);
         for (let k = 0; k < options.partitions && owned.size < target; k += 1) {
           const p = (start + k) % options.partitions;
           if (owned.has(p) || stopping.signal.aborted) continue;
+          if ((coolingUntil.get(p) ?? 0) > Date.now()) continue;
           await exclusive(async () => {
-            if (!(await leases.acquire(p))) return;
-            try {
-              await take(p);
-            } catch (error) {
-              await leases.release(p);
-              options.report(`cannot read partition ${p}: ${describe(error)}`);
-            }
+            if (owned.has(p) || stopping.signal.aborted) return;
+            const acquiredAt = Date.now();
+            const epoch = await leaseStore.acquire(p);
+            if (epoch !== undefined) await take(p, epoch, acquiredAt);
           });
         }
       };
-      const loop = async (work: () => Promise<void>, what: string) => {
-        while (!stopping.signal.aborted) {
+      const loop = async (
+        work: () => Promise<void>,
+        every: number,
+        what: string,
+        signal: AbortSignal,
+      ) => {
+        let due = Date.now();
+        while (!signal.aborted) {
+          const late = Math.max(0, Date.now() - due);
+          if (what === 'lease renewal') lateness?.record(late / 1000);
           await work().catch((error: unknown) =>
             options.report(`partition ${what} failed (retrying): ${describe(error)}`),
           );
-          await pause(tick, stopping.signal);
+          due = Math.max(due + every, Date.now());
+          await pause(due - Date.now(), signal);
         }
       };
-      await Promise.all([loop(renew, 'lease renewal'), loop(balance, 'balancing')]);
-      await Promise.all([...owned.values()].map((o) => o.running.catch(() => undefined)));
+      // Renewals go on until close(): a graceful shutdown acknowledges under the lease.
+      renewing = loop(() => renewAll(leaseStore), renewEvery, 'lease renewal', closing.signal);
+      await loop(balance, balanceEvery, 'balancing', stopping.signal);
+      const runnings = [...owned.values()].flatMap((o) => (o.running ? [o.running] : []));
+      await Promise.all(runnings.map((r) => r.catch(() => undefined)));
     },
     stop() {
       stopping.abort();
-      for (const entry of owned.values()) entry.source.stop();
+      for (const own of owned.values()) own.source.stop();
     },
     async close() {
+      stopping.abort();
       await queue;
-      for (const [p, entry] of [...owned]) {
-        owned.delete(p);
-        await entry.source.close().catch(() => undefined);
+      closing.abort();
+      await renewing;
+      for (const own of [...owned.values()]) {
+        own.fenced = true;
+        owned.delete(own.p);
+        await own.source.close().catch(() => undefined);
         // What is still held comes back to the next owner, which can take over at once.
-        await store?.release(p).catch(() => undefined);
+        await store?.release(own.p).catch(() => undefined);
       }
       await store?.close().catch(() => undefined);
     },

@@ -29,8 +29,13 @@ export interface BridgeSink extends AgentOtelSink {
    * (a partition moved away); delivered here again, they rebuild it from the start.
    */
   dropRun(runId: string): void;
-  /** Rebuilds a run from its checkpointed events (they were accepted once, in `dialect`). */
-  restoreRun(events: readonly AgentEvent[], dialect: DialectName): void;
+  /**
+   * Rebuilds a run from its checkpointed events (they were accepted once, in `dialect`); the first
+   * `metricWrites` metric writes they make were made before, where the checkpoint was saved.
+   */
+  restoreRun(events: readonly AgentEvent[], dialect: DialectName, metricWrites?: number): void;
+  /** Metric writes an open run made so far, for its checkpoint (undefined: not open here). */
+  metricWritesOf(runId: string): number | undefined;
   /** Takes a run as finished and durable elsewhere: its events are not made into a run again. */
   markFinished(runId: string): void;
 }
@@ -235,9 +240,14 @@ export function createBridgeSink(
     forgetRun(runId) {
       tracker.forget(runId);
     },
-    restoreRun(events, dialect) {
+    restoreRun(events, dialect, metricWrites = 0) {
+      const runId = events[0]?.runId;
+      if (runId !== undefined) safely(() => tracker.expectReplay(runId, metricWrites));
       // Counted once already, where they were first taken.
       applyAll(events, dialect, undefined, (result) => result);
+    },
+    metricWritesOf(runId) {
+      return tracker.metricWritesOf(runId);
     },
     markFinished(runId) {
       safely(() => tracker.markFinished(runId));

@@ -16,6 +16,12 @@ export interface BrokerSource {
   close(): Promise<void>;
   /** Messages in the stream not yet delivered to this consumer (undefined: unknown). */
   lag?(): Promise<number | undefined>;
+  /**
+   * Partitioned sources: whether this instance may still have effects for partition `p` (save
+   * its runs' checkpoints, acknowledge its messages). False from the moment its lease may have
+   * lapsed; asked right before each such effect.
+   */
+  mayAct?(p: number): boolean;
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */

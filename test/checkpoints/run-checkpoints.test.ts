@@ -6,6 +6,7 @@
 // (the brokers' own messages are exercised end to end in test/e2e/long-runs.test.ts).
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
+import type { DataPoint, Histogram } from '@opentelemetry/sdk-metrics';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createRedisCheckpointStore } from '../../src/checkpoints/redis-checkpoint-store.js';
 import { RunCheckpoints } from '../../src/checkpoints/run-checkpoints.js';
@@ -35,7 +36,7 @@ interface Message {
 }
 
 /** One bridge instance: a sink, a ledger and its checkpoints on the shared store. */
-async function instance(everyMessages = 10) {
+async function instance(everyMessages = 10, partition?: number) {
   const store = await createRedisCheckpointStore({ url: REDIS_URL, prefix, ttlMillis: 60_000 });
   stores.push(store);
   const later: { checkpoints?: RunCheckpoints } = {};
@@ -72,6 +73,8 @@ async function instance(everyMessages = 10) {
       settled: 'held' as Message['delivery']['settled'],
       ack: () => (delivery.settled = 'ack'),
       nak: () => (delivery.settled = 'nak'),
+      release: () => (delivery.settled = 'release'),
+      ...(partition === undefined ? {} : { partition }),
     };
     const result = h.sink.handleJson(line);
     ledger.settle(delivery, result);
@@ -106,7 +109,56 @@ const shape = (h: Harness) =>
     )
     .sort();
 
+/**
+ * Every metric point reduced to a number per series (a counter's value, a histogram's count and
+ * sum), so that what two instances recorded can be added up and set against one instance's.
+ */
+async function metricTotals(harnesses: readonly Harness[]): Promise<Map<string, number>> {
+  const totals = new Map<string, number>();
+  const add = (key: string, value: number) => totals.set(key, (totals.get(key) ?? 0) + value);
+  for (const h of harnesses)
+    for (const metric of await h.metrics())
+      for (const point of metric.dataPoints as DataPoint<number | Histogram>[]) {
+        const series = `${metric.descriptor.name} ${JSON.stringify(point.attributes)}`;
+        if (typeof point.value === 'number') add(series, point.value);
+        else {
+          add(`${series} count`, point.value.count);
+          add(`${series} sum`, point.value.sum ?? 0);
+        }
+      }
+  for (const [key, value] of totals) if (value === 0) totals.delete(key);
+  return totals;
+}
+
 describe('run checkpoints', () => {
+  it('hands an open run over at every event with each metric recorded once across the two owners', async () => {
+    const lines = longRun().map((line) => line.replaceAll(RUN_A, `${RUN_A.slice(0, -4)}cafe`));
+    const straight = createHarness();
+    straight.feed(lines.join('\n'));
+    await straight.sink.shutdown();
+    const expected = await metricTotals([straight]);
+    expect(expected.size).toBeGreaterThan(5);
+    for (let cut = 1; cut < lines.length; cut += 1) {
+      // A owns partition 0 and reads the run's first `cut` messages; then it hands the partition
+      // over as a partitioned source does: reading stopped, open runs checkpointed, let go.
+      const a = await instance(1000, cut);
+      const inA = lines.slice(0, cut).map((line) => a.deliver(line));
+      await a.checkpoints.checkpointPartition(cut);
+      for (const runId of a.ledger.releasePartition(cut)) {
+        a.h.sink.dropRun(runId);
+        a.checkpoints.drop(runId);
+      }
+      // B takes the partition: the run from its checkpoint, then what A left unacknowledged.
+      const b = await instance(1000, cut);
+      await b.checkpoints.restore(cut);
+      const left = inA.filter((m) => m.delivery.settled !== 'ack').map((m) => m.line);
+      for (const line of [...left, ...lines.slice(cut)]) b.deliver(line);
+      await b.h.sink.shutdown();
+      expect(shape(b.h), `cut after ${cut}`).toEqual(shape(straight));
+      expect(await metricTotals([a.h, b.h]), `cut after ${cut}`).toEqual(expected);
+    }
+  });
+
   it('acknowledges a run before it ends, rebuilds it elsewhere and never makes it twice', async () => {
     const lines = longRun();
     const straight = createHarness();

@@ -93,7 +93,11 @@ describe('a partition owner that stalls past its lease', () => {
     // and came back when the partition was owned again (here by the same instance, alone).
     expect(
       reports.filter((r) => /^(owns|lost) partition 0/.test(r)).map((r) => r.split(':')[0]),
-    ).toEqual(['owns partition 0 of 1', 'lost partition 0', 'owns partition 0 of 1']);
+    ).toEqual([
+      'owns partition 0 of 1 (epoch 1)',
+      'lost partition 0 (epoch 1)',
+      'owns partition 0 of 1 (epoch 2)',
+    ]);
     await waitFor(() => applied.length >= 20, 10_000, 'every message applied');
     expect(applied.filter((a) => a.epoch === 1).map((a) => a.text)).toEqual(['m0']);
     expect(applied.filter((a) => a.epoch === 2).map((a) => a.text)).toEqual(

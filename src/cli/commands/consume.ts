@@ -25,8 +25,11 @@ const clock = () => performance.timeOrigin + performance.now();
 export interface ConsumerHooks {
   /** The bridge's own meter (for a source's metrics). */
   readonly meter: Meter;
-  /** Export now, so that the partition's ended runs are acknowledged before it is handed over. */
-  settle(): Promise<void>;
+  /**
+   * Before the partition is handed over: checkpoint its open runs and export now, so that its
+   * messages are acknowledged and its next owner records nothing again.
+   */
+  settle(partition: number): Promise<void>;
   /** Forget the partition's open runs; their messages go to the next owner. */
   drop(partition: number): void;
   /** Rebuild the partition's checkpointed runs before its messages are read. */
@@ -75,8 +78,8 @@ export async function runConsumer(
   const source = makeSource({
     meter: telemetry.meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION),
     // Saves under way land before the next owner can read the partition's checkpoints.
-    settle: async () => {
-      await checkpoints?.idle();
+    settle: async (partition) => {
+      await checkpoints?.checkpointPartition(partition);
       await telemetry.flush();
     },
     drop: (partition) => {
@@ -99,6 +102,7 @@ export async function runConsumer(
       content: { capture: config.captureContent, maxTextChars: config.maxContentBytes },
       report: say,
       meter: telemetry.meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION),
+      mayWrite: (partition) => source.mayAct?.(partition) ?? true,
     });
     if (!options.partitioned) await checkpoints.restore(undefined);
   }
