@@ -39,6 +39,9 @@ interface RunLog {
   ended: boolean;
 }
 
+/** A partition's restored runs are replayed after this long if no message of it came first. */
+const REPLAY_RESTORED_AFTER_MILLIS = 5000;
+
 /** The scope of a partition's checkpoints in the store; `all` without partitions. */
 export const checkpointScope = (partition: number | undefined) =>
   partition === undefined ? 'all' : String(partition);
@@ -62,6 +65,11 @@ export class RunCheckpoints {
   readonly counts = { saved: 0, restored: 0, finished: 0, failed: 0, fenced: 0 };
 
   private saving = 0;
+  /** `finished` markers being written (their runs' last messages are acknowledged after). */
+  private readonly marking = new Set<Promise<boolean>>();
+  /** Partition → runs restored from its checkpoints and not replayed yet. */
+  private readonly unreplayed = new Map<number, string[]>();
+  private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly options: RunCheckpointsOptions) {
     options.meter
@@ -117,7 +125,14 @@ export class RunCheckpoints {
   }
 
   /** The ledger's `checkpointedRunDurable`: the checkpoint becomes a `finished` marker. */
-  async durable(runId: string): Promise<boolean> {
+  durable(runId: string): Promise<boolean> {
+    const marking = this.markFinished(runId);
+    this.marking.add(marking);
+    void marking.finally(() => this.marking.delete(marking));
+    return marking;
+  }
+
+  private async markFinished(runId: string): Promise<boolean> {
     const log = this.logs.get(runId);
     if (log === undefined) return true;
     // A save under way would land after the marker and undo it.
@@ -160,9 +175,9 @@ export class RunCheckpoints {
     return true;
   }
 
-  /** Resolves once no checkpoint save is under way (before a partition is handed over). */
+  /** Resolves once no checkpoint save or `finished` marker is under way (before a hand-over). */
   async idle(): Promise<void> {
-    const saves: Promise<void>[] = [];
+    const saves: Promise<unknown>[] = [...this.marking];
     for (const log of this.logs.values()) if (log.saving !== undefined) saves.push(log.saving);
     await Promise.all(saves);
   }
@@ -191,6 +206,7 @@ export class RunCheckpoints {
    */
   async restore(partition: number | undefined): Promise<void> {
     const { checkpoints, unreadable } = await this.options.store.load(checkpointScope(partition));
+    const restored: string[] = [];
     for (const { key, problem } of unreadable)
       this.trouble('unreadable', `skipped an unreadable checkpoint ${key}: ${problem}`);
     for (const checkpoint of checkpoints) {
@@ -209,13 +225,43 @@ export class RunCheckpoints {
         ended: false,
       });
       this.options.ledger.adoptCheckpointed(checkpoint.runId, partition);
-      this.replay(events, checkpoint.dialect, checkpoint.metricWrites);
       this.counts.restored += 1;
+      if (partition === undefined) this.replay(events, checkpoint.dialect, checkpoint.metricWrites);
+      else restored.push(checkpoint.runId);
     }
+    if (partition === undefined || restored.length === 0) return;
+    // A partition's runs are replayed when its first message arrives (or after a while without
+    // one), so that they meet the messages that follow them within the reorder window, however
+    // long the partition takes to be read again.
+    this.unreplayed.set(partition, restored);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (this.unreplayed.get(partition) === restored) this.replayRestored(partition);
+    }, REPLAY_RESTORED_AFTER_MILLIS);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  /** Before a message of `partition` is applied: its restored runs first. */
+  beforeMessage(partition: number | undefined): void {
+    if (partition !== undefined && this.unreplayed.size > 0) this.replayRestored(partition);
   }
 
   async close(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
     await this.options.store.close();
+  }
+
+  private replayRestored(partition: number): void {
+    const runIds = this.unreplayed.get(partition);
+    if (runIds === undefined) return;
+    this.unreplayed.delete(partition);
+    for (const runId of runIds) {
+      const log = this.logs.get(runId);
+      // Dropped meanwhile (the partition moved on), or restored again: not this replay's.
+      if (log?.saved === undefined || log.partition !== partition) continue;
+      this.replay(log.saved, log.dialect, log.savedWrites);
+    }
   }
 
   private mayWrite(partition: number | undefined): boolean {

@@ -3,20 +3,16 @@
 // partitions through leases held in the broker. Every run comes out as one complete trace, no span
 // id with two contents, `agent.runs` equal to the runs; then an owner is SIGKILLed mid-stream and
 // a fourth instance joins: the same, with the takeover within lease time + ack wait.
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDemoLines } from '../../src/sources/demo-runs.js';
 import { publishedAsBehestDoes } from '../helpers/behest-delivery.js';
-import { NATS_URL, publishToNats, publishToRedis, REDIS_URL } from '../helpers/brokers.js';
 import { startCli } from '../helpers/cli.js';
 import type { RunningCli } from '../helpers/cli.js';
 import { createHarness } from '../helpers/harness.js';
+import { natsTopology, redisTopology } from '../helpers/partition-topology.js';
 import { countedRuns, startOtlpReceiver, totalCounted } from '../helpers/otlp-receiver.js';
 import {
   divergentDuplicates,
@@ -37,131 +33,6 @@ const ENV = {
   AGENT_OTEL_BRIDGE_LATE_GRACE_MS: '5000',
 };
 
-interface Topology {
-  publish(lines: readonly string[]): Promise<void>;
-  router(n: number): string[];
-  instance(n: number): string[];
-  cleanup(): Promise<void>;
-}
-
-function natsTopology(): Topology {
-  const id = randomUUID().slice(0, 8);
-  const stream = `AOB_PART_${id}`;
-  const partitionStream = `AOB_PARTS_${id}`;
-  const subject = `parts.${id}.events`;
-  const durable = `bridge-${id}`;
-  let created = false;
-  return {
-    async publish(lines) {
-      if (!created) {
-        created = true;
-        const nc = await connect({ servers: NATS_URL });
-        await (
-          await jetstreamManager(nc)
-        ).streams.add({ name: partitionStream, subjects: [`${subject}.*`] });
-        await nc.drain();
-      }
-      await publishToNats(stream, subject, lines).catch(async () => {
-        // The stream exists from the first phase: publish without creating it.
-        const nc = await connect({ servers: NATS_URL });
-        const { jetstream } = await import('@nats-io/jetstream');
-        const js = jetstream(nc);
-        for (const line of lines) await js.publish(subject, line);
-        await nc.drain();
-      });
-    },
-    router: (n) => [
-      'route',
-      'nats',
-      '--url',
-      NATS_URL,
-      '--stream',
-      stream,
-      '--subject',
-      subject,
-      '--partitions',
-      String(PARTITIONS),
-      '--durable',
-      `router-${id}`,
-      '--ack-wait-ms',
-      String(ACK_WAIT_MS),
-      '--consumer',
-      `router-${n}`,
-    ],
-    instance: (n) => [
-      'nats',
-      '--url',
-      NATS_URL,
-      '--stream',
-      stream,
-      '--subject',
-      subject,
-      '--partition-stream',
-      partitionStream,
-      '--durable',
-      durable,
-      '--ack-wait-ms',
-      String(ACK_WAIT_MS),
-      '--partitions',
-      String(PARTITIONS),
-      '--lease-ms',
-      String(LEASE_MS),
-      '--instance-id',
-      `instance-${n}`,
-    ],
-    async cleanup() {
-      const nc = await connect({ servers: NATS_URL });
-      const jsm = await jetstreamManager(nc);
-      for (const name of [stream, partitionStream, `KV_${durable}-leases`])
-        await jsm.streams.delete(name).catch(() => undefined);
-      await nc.drain();
-    },
-  };
-}
-
-function redisTopology(): Topology {
-  const key = `aob:parts:${randomUUID().slice(0, 8)}`;
-  return {
-    publish: (lines) => publishToRedis(key, lines),
-    router: (n) => [
-      'route',
-      'redis',
-      '--url',
-      REDIS_URL,
-      '--stream',
-      key,
-      '--partitions',
-      String(PARTITIONS),
-      '--consumer',
-      `router-${n}`,
-      '--claim-idle-ms',
-      String(ACK_WAIT_MS),
-    ],
-    instance: (n) => [
-      'redis',
-      '--url',
-      REDIS_URL,
-      '--stream',
-      key,
-      '--group',
-      'bridge',
-      '--partitions',
-      String(PARTITIONS),
-      '--lease-ms',
-      String(LEASE_MS),
-      '--instance-id',
-      `instance-${n}`,
-    ],
-    async cleanup() {
-      const client = createClient({ url: REDIS_URL });
-      await client.connect();
-      for await (const keys of client.scanIterator({ MATCH: `${key}*`, COUNT: 1000 }))
-        if (keys.length > 0) await client.del(keys);
-      client.destroy();
-    },
-  };
-}
-
 function runsIn(lines: readonly string[]): number {
   const h = createHarness();
   h.feed(lines.join('\n'));
@@ -179,9 +50,11 @@ function expectedOf(name: string, lines: readonly string[]): Set<string> {
 
 const owns = (cli: RunningCli) => (cli.stderr().match(/owns partition/g) ?? []).length;
 
+const TOPOLOGY = { partitions: PARTITIONS, leaseMillis: LEASE_MS, ackWaitMillis: ACK_WAIT_MS };
+
 describe.each([
-  ['NATS JetStream', natsTopology],
-  ['Redis Streams', redisTopology],
+  ['NATS JetStream', () => natsTopology(TOPOLOGY)],
+  ['Redis Streams', () => redisTopology(TOPOLOGY)],
 ] as const)('%s partitions', (_name, makeTopology) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {

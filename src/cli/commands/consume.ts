@@ -81,6 +81,8 @@ export async function runConsumer(
     settle: async (partition) => {
       await checkpoints?.checkpointPartition(partition);
       await telemetry.flush();
+      // Runs the export made durable get their `finished` markers, then their last acks.
+      await checkpoints?.idle();
     },
     drop: (partition) => {
       for (const runId of ledger.releasePartition(partition)) {
@@ -139,6 +141,7 @@ export async function runConsumer(
   const running = source.run(
     (text, delivery) => {
       messages += 1;
+      checkpoints?.beforeMessage(delivery.partition);
       const result = stream.handleJson(text);
       if (result.outcome === 'rejected')
         say(`message ${messages} rejected: ${result.message ?? result.reason ?? ''}`);
