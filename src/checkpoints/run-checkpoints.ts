@@ -16,6 +16,8 @@ export interface RunCheckpointsOptions {
   readonly content: { readonly capture: boolean; readonly maxTextChars: number };
   /** Said once per kind of trouble. */
   readonly report: (message: string) => void;
+  /** The clock metric collections are timed by (epoch milliseconds). */
+  readonly now?: () => number;
   /**
    * Whether this instance may still write the partition's checkpoints (it owns the partition and
    * its lease cannot have lapsed); asked right before each write. Without partitions: always.
@@ -33,6 +35,10 @@ interface RunLog {
   saved: AgentEvent[] | undefined;
   /** The metric writes its last saved checkpoint covers. */
   savedWrites: number;
+  /** Metric writes known to be exported: what its next checkpoint says were made. */
+  durableWrites: number;
+  /** Writes made by a time: exported once a metric collection taken after it is. */
+  madeBy: { readonly at: number; readonly writes: number } | undefined;
   partition: number | undefined;
   /** The save under way, if any. */
   saving: Promise<void> | undefined;
@@ -65,6 +71,7 @@ export class RunCheckpoints {
   readonly counts = { saved: 0, restored: 0, finished: 0, failed: 0, fenced: 0 };
 
   private saving = 0;
+  private readonly now: () => number;
   /** `finished` markers being written (their runs' last messages are acknowledged after). */
   private readonly marking = new Set<Promise<boolean>>();
   /** Partition → runs restored from its checkpoints and not replayed yet. */
@@ -72,6 +79,7 @@ export class RunCheckpoints {
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(private readonly options: RunCheckpointsOptions) {
+    this.now = options.now ?? Date.now;
     options.meter
       ?.createObservableCounter('agent_bridge.checkpoints', {
         description: "Open runs' checkpoints saved, restored, marked finished, failed",
@@ -98,6 +106,8 @@ export class RunCheckpoints {
         events: [event],
         saved: undefined,
         savedWrites: 0,
+        durableWrites: 0,
+        madeBy: undefined,
         partition: undefined,
         saving: undefined,
         ended: false,
@@ -183,16 +193,30 @@ export class RunCheckpoints {
   }
 
   /**
-   * Before partition `p` is handed over (its reading stopped, its lease still held): every open
-   * run of it is checkpointed, with the metric writes it made, so that its messages are
-   * acknowledged and the next owner rebuilds it from the checkpoint without recording again what
-   * was recorded here.
+   * Partition `p` is handed over (its reading stopped, its lease still held): what its open runs
+   * recorded is exported (`exportNow`), then each is checkpointed with those metric writes, so that
+   * its messages are acknowledged and the next owner rebuilds it from the checkpoint without
+   * recording again what was recorded here. Resolves once the saves and the `finished` markers of
+   * the runs the export made durable have landed.
    */
-  async checkpointPartition(p: number): Promise<void> {
-    for (const [runId, log] of this.logs)
-      if (log.partition === p && !log.ended && log.saving === undefined)
+  async handOver(p: number, exportNow: () => Promise<void>): Promise<void> {
+    await this.idle();
+    const open = [...this.logs].filter(([, log]) => log.partition === p && !log.ended);
+    for (const [runId, log] of open) this.snapshot(runId, log);
+    await exportNow();
+    for (const [runId, log] of open)
+      if (this.logs.get(runId) === log && !log.ended && log.saving === undefined)
         log.saving = this.save(runId, log);
     await this.idle();
+  }
+
+  /** The exporter's: a metric collection taken at `collectedAtMillis` was exported. */
+  metricsExported(collectedAtMillis: number): void {
+    for (const log of this.logs.values())
+      if (log.madeBy !== undefined && log.madeBy.at <= collectedAtMillis) {
+        log.durableWrites = Math.max(log.durableWrites, log.madeBy.writes);
+        log.madeBy = undefined;
+      }
   }
 
   /** The run's partition moved away: its next owner rebuilds it from the checkpoint. */
@@ -220,6 +244,8 @@ export class RunCheckpoints {
         events: [...events],
         saved: events,
         savedWrites: checkpoint.metricWrites,
+        durableWrites: checkpoint.metricWrites,
+        madeBy: undefined,
         partition,
         saving: undefined,
         ended: false,
@@ -264,6 +290,12 @@ export class RunCheckpoints {
     }
   }
 
+  /** Notes the writes the run has made by now (the next export makes them durable). */
+  private snapshot(runId: string, log: RunLog): void {
+    const writes = this.options.sink.metricWritesOf(runId);
+    if (writes !== undefined && writes > log.durableWrites) log.madeBy = { at: this.now(), writes };
+  }
+
   private mayWrite(partition: number | undefined): boolean {
     return partition === undefined || (this.options.mayWrite?.(partition) ?? true);
   }
@@ -282,7 +314,10 @@ export class RunCheckpoints {
     const events = compactEvents(log.events, this.options.content);
     log.events = [...events];
     const covered = this.options.ledger.heldFor(runId);
-    const metricWrites = this.options.sink.metricWritesOf(runId) ?? log.savedWrites;
+    // A checkpoint says only what was exported was made: a crash before the next metric export
+    // loses nothing, what was made since is made again by the next owner.
+    const metricWrites = log.durableWrites;
+    this.snapshot(runId, log);
     try {
       if (!this.mayWrite(log.partition)) {
         // Its partition moved on (or may have): its messages are the next owner's.

@@ -62,7 +62,15 @@ export async function runConsumer(
   );
   const telemetry = startTelemetry({
     env: io.env,
-    exportListener: ledger,
+    exportListener: {
+      spansExported: (perTrace) => ledger.spansExported(perTrace),
+      spansFailed: (traceIds, error) => ledger.spansFailed(traceIds, error),
+      metricsExported: (collectedAt) => {
+        ledger.metricsExported(collectedAt);
+        checkpoints?.metricsExported(collectedAt);
+      },
+      metricsFailed: (error) => ledger.metricsFailed(error),
+    },
     metricExportIntervalMillis: SOURCE_METRIC_EXPORT_INTERVAL_MILLIS,
   });
   const sink = createCommandSink(io.env, common, {
@@ -79,10 +87,8 @@ export async function runConsumer(
     meter: telemetry.meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION),
     // Saves under way land before the next owner can read the partition's checkpoints.
     settle: async (partition) => {
-      await checkpoints?.checkpointPartition(partition);
-      await telemetry.flush();
-      // Runs the export made durable get their `finished` markers, then their last acks.
-      await checkpoints?.idle();
+      if (checkpoints === undefined) await telemetry.flush();
+      else await checkpoints.handOver(partition, () => telemetry.flush());
     },
     drop: (partition) => {
       for (const runId of ledger.releasePartition(partition)) {
@@ -105,6 +111,7 @@ export async function runConsumer(
       report: say,
       meter: telemetry.meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION),
       mayWrite: (partition) => source.mayAct?.(partition) ?? true,
+      now: clock,
     });
     if (!options.partitioned) await checkpoints.restore(undefined);
   }
