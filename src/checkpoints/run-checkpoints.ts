@@ -9,7 +9,7 @@ import { compactEvents } from './compact-events.js';
 
 export interface RunCheckpointsOptions {
   readonly store: CheckpointStore;
-  readonly sink: Pick<BridgeSink, 'restoreRun' | 'markFinished' | 'metricWritesOf'>;
+  readonly sink: Pick<BridgeSink, 'restoreRun' | 'markFinished' | 'metricWritesOf' | 'dropRun'>;
   readonly ledger: DeliveryLedger;
   /** A run holding this many unacknowledged messages is checkpointed (and again per as many more). */
   readonly everyMessages: number;
@@ -193,8 +193,9 @@ export class RunCheckpoints {
   }
 
   /**
-   * Partition `p` is handed over (its reading stopped, its lease still held): what its open runs
-   * recorded is exported (`exportNow`), then each is checkpointed with those metric writes, so that
+   * Partition `p` is handed over (its reading stopped, its lease still held): its open runs are
+   * let go, what they recorded is exported (`exportNow`), then each is checkpointed with those
+   * metric writes and every event it took, so that
    * its messages are acknowledged and the next owner rebuilds it from the checkpoint without
    * recording again what was recorded here. Resolves once the saves and the `finished` markers of
    * the runs the export made durable have landed.
@@ -202,7 +203,12 @@ export class RunCheckpoints {
   async handOver(p: number, exportNow: () => Promise<void>): Promise<void> {
     await this.idle();
     const open = [...this.logs].filter(([, log]) => log.partition === p && !log.ended);
-    for (const [runId, log] of open) this.snapshot(runId, log);
+    // Let go first, so that nothing (a reorder window running out) records more after the
+    // snapshot: what the run recorded here is exactly what the export below carries.
+    for (const [runId, log] of open) {
+      this.snapshot(runId, log);
+      this.options.sink.dropRun(runId);
+    }
     await exportNow();
     for (const [runId, log] of open)
       if (this.logs.get(runId) === log && !log.ended && log.saving === undefined)

@@ -172,11 +172,13 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
             await awaitLostInFlight();
             pullFailed = false;
           }
+          // A pull is read to its end (at most a batch, within a second) even when stopping:
+          // what the server sent into it and was never read would come back only after the ack
+          // wait, behind newer messages; read, it is applied or released at once.
           const batch = await consumer.fetch({ max_messages: options.batchSize, expires: 1000 });
           for await (const message of batch) {
             watch.ok();
             onMessage(message.string(), toDelivery(message));
-            if (stopping.signal.aborted) batch.stop();
           }
         } catch (error) {
           // The server restarted, the connection dropped or heartbeats were missed: the client
