@@ -1,7 +1,7 @@
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JsMsg } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { ConnectionWatch } from '../sources/broker-source.js';
+import { ConnectionWatch, waitUntilExists } from '../sources/broker-source.js';
 import { partitionOfEvent } from './partition-of.js';
 import type { Router, RouterOptions } from './router.js';
 
@@ -26,11 +26,16 @@ export function createNatsRouter(options: RouterOptions): Router {
       });
       try {
         const jsm = await jetstreamManager(nc);
-        await jsm.streams.info(options.stream).catch((error: unknown) => {
-          throw new Error(
-            `JetStream stream ${options.stream} not found at ${options.url}: create it first (${(error as Error).message})`,
-          );
-        });
+        // Started before the runtime created its stream: wait for it (stop() ends the wait).
+        const found = await waitUntilExists(
+          () => jsm.streams.info(options.stream).then(() => true),
+          stopping.signal,
+          () =>
+            options.report(
+              `JetStream stream ${options.stream} not found at ${options.url} yet: waiting for it to be created (nothing published yet?)`,
+            ),
+        );
+        if (!found) return;
         await jsm.consumers.info(options.stream, options.group).catch(() =>
           jsm.consumers.add(options.stream, {
             durable_name: options.group,

@@ -120,7 +120,7 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
   /** The renewal loop, which runs from `run()` until `close()`. */
   let renewing: Promise<void> | undefined;
 
-  /** A delivery whose acknowledgement is sent only while the ownership may act. */
+  /** A delivery whose acknowledgement and keep-alive are sent only while the ownership may act. */
   const fenced = (own: Ownership, delivery: Delivery): Delivery => ({
     ...delivery,
     partition: own.p,
@@ -131,6 +131,10 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
     nak: (delayMillis) => {
       if (mayAct(own, leaseMillis)) delivery.nak(delayMillis);
       else delivery.release?.();
+    },
+    // A stale owner's keep-alive would hold back the redelivery its next owner waits for.
+    keepAlive: () => {
+      if (mayAct(own, leaseMillis)) delivery.keepAlive?.();
     },
   });
 

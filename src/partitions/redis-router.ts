@@ -35,13 +35,12 @@ export function createRedisRouter(options: RouterOptions): Router {
       client.on('error', () => undefined);
       await client.connect();
       try {
-        if ((await client.exists(options.source)) === 0)
-          throw new Error(
-            `Redis stream ${options.source} not found at ${options.url}: nothing has been published to it yet`,
-          );
-        await client.xGroupCreate(options.source, options.group, '0').catch((error: unknown) => {
-          if (!(error as Error).message.includes('BUSYGROUP')) throw error;
-        });
+        // Started before anything was published: the stream is created with the group.
+        await client
+          .xGroupCreate(options.source, options.group, '0', { MKSTREAM: true })
+          .catch((error: unknown) => {
+            if (!(error as Error).message.includes('BUSYGROUP')) throw error;
+          });
         const route = (entry: Entry) => {
           const text = entry.message['event'] ?? '';
           const p = partitionOfEvent(text, options.partitions);

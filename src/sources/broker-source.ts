@@ -6,7 +6,11 @@ export interface BrokerSource {
   readonly description: string;
   /** How often held messages need a keep-alive, if the broker redelivers them otherwise. */
   readonly keepAliveMillis: number | undefined;
-  /** Connects and checks that what it reads exists; throws a one-line error otherwise. */
+  /**
+   * Connects, and waits for what it reads to exist (a NATS stream the runtime has not created yet;
+   * a Redis stream is created with its group) until `stop()`; throws a one-line error when it
+   * cannot be read.
+   */
   open(): Promise<void>;
   /** Hands over messages until `stop()`, pulling only while `canPull()`. */
   run(onMessage: (text: string, delivery: Delivery) => void, canPull: () => boolean): Promise<void>;
@@ -41,6 +45,27 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
       { once: true },
     );
   });
+}
+
+/**
+ * Waits until `exists()` says what is read exists (a stream nothing was published to yet), asking
+ * every second and saying once that it waits; resolves false when `signal` aborts first.
+ */
+export async function waitUntilExists(
+  exists: () => Promise<boolean>,
+  signal: AbortSignal,
+  waiting: () => void,
+): Promise<boolean> {
+  let said = false;
+  while (!signal.aborted) {
+    if (await exists().catch(() => false)) return true;
+    if (!said) {
+      said = true;
+      waiting();
+    }
+    await pause(1000, signal);
+  }
+  return false;
 }
 
 /**

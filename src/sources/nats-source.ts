@@ -4,7 +4,7 @@ import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { BrokerSource } from './broker-source.js';
 import type { Delivery } from './delivery-ledger.js';
-import { ConnectionWatch, pause } from './broker-source.js';
+import { ConnectionWatch, pause, waitUntilExists } from './broker-source.js';
 
 export interface NatsSourceOptions {
   readonly url: string;
@@ -22,7 +22,7 @@ export interface NatsSourceOptions {
 
 /**
  * A durable JetStream pull consumer with explicit acks. It creates the durable consumer when it is
- * missing (with the ack wait and max-ack-pending given), never the stream.
+ * missing (with the ack wait and max-ack-pending given), never the stream: it waits for the stream.
  */
 export function createNatsSource(options: NatsSourceOptions): BrokerSource {
   let nc: NatsConnection | undefined;
@@ -32,14 +32,16 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
   const description = `${options.url} stream ${options.stream} subject ${options.subject} (durable ${options.durable})`;
 
   const ensureConsumer = async (jsm: JetStreamManager) => {
-    try {
-      await jsm.streams.info(options.stream);
-    } catch (error) {
-      throw new Error(
-        `JetStream stream ${options.stream} not found at ${options.url}: create it first (${(error as Error).message})`,
-        { cause: error },
-      );
-    }
+    // Started before the runtime created its stream: wait for it (stop() ends the wait).
+    const found = await waitUntilExists(
+      () => jsm.streams.info(options.stream).then(() => true),
+      stopping.signal,
+      () =>
+        options.report?.(
+          `JetStream stream ${options.stream} not found at ${options.url} yet: waiting for it to be created (nothing published yet?)`,
+        ),
+    );
+    if (!found) return;
     try {
       const info = await jsm.consumers.info(options.stream, options.durable);
       pendingAtStart = info.num_ack_pending;
@@ -85,6 +87,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
     },
     async run(onMessage, canPull) {
       if (nc === undefined) throw new Error('open() first');
+      if (stopping.signal.aborted) return;
       const consumer = await jetstream(nc).consumers.get(options.stream, options.durable);
       const jsm = await jetstreamManager(nc);
       // Messages handed over and not yet acknowledged or given back.

@@ -10,8 +10,6 @@ export interface RedisSourceOptions {
   /** Entries of other consumers idle this long are claimed at start (a crashed consumer's). */
   readonly claimIdleMillis: number;
   readonly batchSize: number;
-  /** Create the stream with the group when it does not exist yet (a partition nothing was routed to). */
-  readonly createStream?: boolean;
   /** Told when the connection is lost and when it is back. Default: silent. */
   readonly report?: (message: string) => void;
 }
@@ -26,7 +24,8 @@ interface Entry {
  * A Redis Streams consumer group reader (`XREADGROUP` / `XACK`), reading each entry's `event`
  * field. At start it reads this consumer's own pending entries, then claims (`XAUTOCLAIM`) the
  * group's entries left idle by a crashed consumer; a message to be redelivered is handed over
- * again after its delay. It creates the group when missing, never the stream.
+ * again after its delay. It creates the group when missing, and the stream with it when nothing
+ * was published yet.
  */
 export function createRedisSource(options: RedisSourceOptions): BrokerSource {
   let reader: Client | undefined;
@@ -76,15 +75,10 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
       reader.on('error', () => undefined);
       writer.on('error', () => undefined);
       await Promise.all([reader.connect(), writer.connect()]);
-      if (options.createStream !== true && (await writer.exists(options.stream)) === 0) {
-        throw new Error(
-          `Redis stream ${options.stream} not found at ${options.url}: nothing has been published to it yet`,
-        );
-      }
+      // A stream nothing was published to yet is created with the group (an XADD to it then
+      // works as to any stream), so a bridge started before the runtime waits for its events.
       try {
-        await writer.xGroupCreate(options.stream, options.group, '0', {
-          MKSTREAM: options.createStream === true,
-        });
+        await writer.xGroupCreate(options.stream, options.group, '0', { MKSTREAM: true });
       } catch (error) {
         if (!(error as Error).message.includes('BUSYGROUP')) throw error;
       }

@@ -36,7 +36,6 @@ function instance(key: string, id: string, reports: string[]): BrokerSource {
         consumer: id,
         claimIdleMillis: 0,
         batchSize: 100,
-        createStream: true,
       }),
     beforeTake: () => Promise.resolve(),
     beforeRelease: () => Promise.resolve(),

@@ -74,7 +74,6 @@ export function brokerSource(
         consumer: partitioned.instanceId,
         // The lease says the previous owner is gone: everything it left pending is ours.
         claimIdleMillis: 0,
-        createStream: true,
       }),
     beforeTake: (p) => hooks.restore(p),
     beforeRelease: (p) => hooks.settle(p),

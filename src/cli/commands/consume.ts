@@ -99,6 +99,12 @@ export async function runConsumer(
     restore: (partition) => checkpoints?.restore(partition) ?? Promise.resolve(),
   });
 
+  let stopRequested: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => (stopRequested = resolve));
+  process.once('SIGINT', stopRequested);
+  process.once('SIGTERM', stopRequested);
+  // A source waiting for its stream to be created stops waiting when asked to stop.
+  void stopped.then(() => source.stop());
   await source.open();
   if (options.checkpointEvery > 0 && checkpointStore !== undefined) {
     const config = resolveConfig(commandSinkOptions(io.env, common));
@@ -141,10 +147,6 @@ export async function runConsumer(
         }, source.keepAliveMillis);
   keepAlive?.unref();
 
-  let stopRequested: () => void = () => undefined;
-  const stopped = new Promise<void>((resolve) => (stopRequested = resolve));
-  process.once('SIGINT', stopRequested);
-  process.once('SIGTERM', stopRequested);
   const running = source.run(
     (text, delivery) => {
       messages += 1;
