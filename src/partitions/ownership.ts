@@ -24,6 +24,8 @@ export interface Ownership {
   state: 'taking' | 'reading' | 'handing_over' | 'stepping_down';
   /** Set once and for good: this ownership has no more effects. */
   fenced: boolean;
+  /** Effects refused because the ownership could no longer act (left to the next owner). */
+  refused: number;
 }
 
 /** Beyond this share of the lease time since the last renewal was sent, an owner does nothing. */
@@ -43,6 +45,7 @@ export function createOwnership(
     renewedAt: acquiredAt,
     state: 'taking',
     fenced: false,
+    refused: 0,
   };
 }
 

@@ -120,17 +120,22 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
   /** The renewal loop, which runs from `run()` until `close()`. */
   let renewing: Promise<void> | undefined;
 
+  const refuse = (own: Ownership, delivery: Delivery) => {
+    own.refused += 1;
+    delivery.release?.();
+  };
+
   /** A delivery whose acknowledgement and keep-alive are sent only while the ownership may act. */
   const fenced = (own: Ownership, delivery: Delivery): Delivery => ({
     ...delivery,
     partition: own.p,
     ack: () => {
       if (mayAct(own, leaseMillis)) delivery.ack();
-      else delivery.release?.();
+      else refuse(own, delivery);
     },
     nak: (delayMillis) => {
       if (mayAct(own, leaseMillis)) delivery.nak(delayMillis);
-      else delivery.release?.();
+      else refuse(own, delivery);
     },
     // A stale owner's keep-alive would hold back the redelivery its next owner waits for.
     keepAlive: () => {
@@ -182,7 +187,10 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
     },
     mayAct(p) {
       const own = owned.get(p);
-      return own !== undefined && mayAct(own, leaseMillis);
+      if (own === undefined) return false;
+      if (mayAct(own, leaseMillis)) return true;
+      own.refused += 1;
+      return false;
     },
     async run(onMessage, canPull) {
       if (store === undefined) throw new Error('open() first');
@@ -233,7 +241,11 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
         await leaseStore.release(own.p).catch(() => undefined);
         coolDown(own.p, 2);
         changed('handed_over');
-        options.report(`handed partition ${own.p} over (epoch ${own.epoch})`);
+        options.report(
+          own.refused === 0
+            ? `handed partition ${own.p} over (epoch ${own.epoch})`
+            : `handed partition ${own.p} over (epoch ${own.epoch}) late: its lease could have lapsed meanwhile, so ${own.refused} acknowledgements or checkpoint saves were left to the next owner, as after a crash`,
+        );
       };
       let tooMany = 0;
       const balance = async () => {

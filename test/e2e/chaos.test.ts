@@ -272,7 +272,9 @@ async function runSchedule(seed: number, topology: Topology): Promise<string> {
     expect(divergentDuplicates(receiver.spans)).toEqual([]);
     // An instance that lost a partition (stepped down: a renewal failed or came too late, under
     // the busy processes) left its open runs to the next owner as a crashed one does.
-    const steppedDown = processes.filter((p) => /lost partition/.test(p.cli.stderr()));
+    const steppedDown = processes.filter((p) =>
+      /lost partition|over \(epoch \d+\) late/.test(p.cli.stderr()),
+    );
     for (const { name } of steppedDown) faulted.add(name);
     const byInstance = [...receiver.metricsByInstance].filter(([id]) => id.startsWith('instance'));
     const total = addTotals(byInstance.map(([, m]) => totalsOf(m)));

@@ -15,7 +15,13 @@ import { renderSummary } from '../output/summary.js';
 const SOURCE_METRIC_EXPORT_INTERVAL_MILLIS = 5000;
 /** Least time between two exports forced by held messages. */
 const PRESSURE_EXPORT_GAP_MILLIS = 500;
-const clock = () => performance.timeOrigin + performance.now();
+/**
+ * The clock of durability: a run's end and a checkpoint's snapshot are compared with the time a
+ * metric collection was taken, which the SDK reads from `Date.now()`. The monotonic clock
+ * (`performance.timeOrigin + performance.now()`) drifts from it by milliseconds and more, enough
+ * for a collection taken just after an event to look older than it.
+ */
+const clock = () => Date.now();
 
 /**
  * Consumes a broker until SIGINT/SIGTERM with at-least-once delivery: a message is acknowledged
