@@ -43,6 +43,7 @@ export function parseCommand(
         'instance-id': { type: 'string' },
         'grace-ms': { type: 'string' },
         'end-open-runs-on-shutdown': { type: 'boolean' },
+        'allow-shared-consumer': { type: 'boolean' },
         port: { type: 'string' },
         host: { type: 'string' },
         'token-env': { type: 'string' },

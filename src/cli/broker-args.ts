@@ -92,6 +92,7 @@ export function brokerCommand(
     graceMillis: int('grace-ms', 10_000),
     checkpointEvery: int('checkpoint-every', 1000, 0),
     partitioned: partitions !== undefined,
+    allowSharedConsumer: values['allow-shared-consumer'] === true,
   };
   if (name === 'nats') {
     if (subject === undefined) throw new UsageError('nats needs --subject');

@@ -41,6 +41,8 @@ export interface ConsumeOptions {
   readonly checkpointEvery: number;
   /** Partitions restore their own checkpoints when taken; otherwise all are restored at start. */
   readonly partitioned: boolean;
+  /** Without partitions: start even when another consumer reads the same durable or group. */
+  readonly allowSharedConsumer: boolean;
 }
 
 /** `serve`. */

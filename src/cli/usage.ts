@@ -45,6 +45,8 @@ Options:
                         move after it (default 10000)
   --instance-id ID      nats/redis --partitions: this instance's name (default host-pid)
   --end-open-runs-on-shutdown  nats/redis: end open runs as abandoned instead of leaving them for redelivery
+  --allow-shared-consumer  nats/redis without --partitions: start even when another consumer reads the
+                        same durable / group (each would see part of every run: see docs/scaling-out.md)
   --port N              serve: port (default 4320)
   --host ADDR           serve: address to bind (default 127.0.0.1)
   --token-env NAME      serve: require 'Authorization: Bearer <token>', the token read from env NAME
@@ -95,6 +97,7 @@ export const COMMAND_OPTIONS = {
     'checkpoint-every',
     'grace-ms',
     'end-open-runs-on-shutdown',
+    'allow-shared-consumer',
     'partitions',
     'workers',
     'partition-stream',
@@ -115,6 +118,7 @@ export const COMMAND_OPTIONS = {
     'checkpoint-every',
     'grace-ms',
     'end-open-runs-on-shutdown',
+    'allow-shared-consumer',
     'partitions',
     'workers',
     'lease-ms',

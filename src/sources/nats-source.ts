@@ -18,7 +18,15 @@ export interface NatsSourceOptions {
   readonly batchSize: number;
   /** Told when the connection is lost and when it is back. Default: silent. */
   readonly report?: (message: string) => void;
+  /**
+   * When set, `open()` refuses (throws this message, given who else reads) to share the durable
+   * consumer with a client pulling from it now: each would see part of every run.
+   */
+  readonly refuseShared?: ((other: string) => string) | undefined;
 }
+
+/** Another consumer reads the same durable consumer or group now. */
+export class SharedConsumerError extends Error {}
 
 /**
  * A durable JetStream pull consumer with explicit acks. It creates the durable consumer when it is
@@ -45,10 +53,23 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
     try {
       const info = await jsm.consumers.info(options.stream, options.durable);
       pendingAtStart = info.num_ack_pending;
+      if (options.refuseShared !== undefined && info.num_waiting > 0) {
+        // A pull waiting now may be a dead client's last one (it expires within a second): a
+        // live consumer pulls again and is still there after it.
+        await pause(1500, stopping.signal);
+        const again = await jsm.consumers.info(options.stream, options.durable);
+        if (again.num_waiting > 0)
+          throw new SharedConsumerError(
+            options.refuseShared(
+              `${again.num_waiting} pull request(s) on durable ${options.durable}`,
+            ),
+          );
+      }
       if (info.config.ack_policy !== AckPolicy.Explicit)
         throw new Error(`consumer ${options.durable} must use explicit acks`);
     } catch (error) {
       if ((error as Error).message.includes('explicit acks')) throw error;
+      if (error instanceof SharedConsumerError) throw error;
       await jsm.consumers.add(options.stream, {
         durable_name: options.durable,
         ack_policy: AckPolicy.Explicit,

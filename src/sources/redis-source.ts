@@ -12,9 +12,17 @@ export interface RedisSourceOptions {
   readonly batchSize: number;
   /** Told when the connection is lost and when it is back. Default: silent. */
   readonly report?: (message: string) => void;
+  /**
+   * When set, `open()` refuses (throws this message, given who else reads) to share the group with
+   * another consumer that read from it in the last few seconds: each would see part of every run.
+   */
+  readonly refuseShared?: ((other: string) => string) | undefined;
 }
 
 type Client = ReturnType<typeof createClient>;
+
+/** Another consumer of the group that read within this long is taken as live. */
+const SHARED_IDLE_MILLIS = 5000;
 interface Entry {
   readonly id: string;
   readonly message: Record<string, string>;
@@ -81,6 +89,18 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
         await writer.xGroupCreate(options.stream, options.group, '0', { MKSTREAM: true });
       } catch (error) {
         if (!(error as Error).message.includes('BUSYGROUP')) throw error;
+      }
+      if (options.refuseShared !== undefined) {
+        // A live consumer reads (blocking half a second at a time) and so is never idle long.
+        const others = (await writer.xInfoConsumers(options.stream, options.group)).filter(
+          (c) => c.name !== options.consumer && Number(c.idle) < SHARED_IDLE_MILLIS,
+        );
+        if (others.length > 0)
+          throw new Error(
+            options.refuseShared(
+              `consumer ${others.map((c) => c.name).join(', ')} of group ${options.group}`,
+            ),
+          );
       }
     },
     async lag() {

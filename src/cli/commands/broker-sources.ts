@@ -26,7 +26,19 @@ export function brokerSource(
   const partitioned = command.partitions;
   if (command.name === 'nats') {
     const nats = { ...command.nats, report };
-    if (partitioned === undefined) return createNatsSource(nats);
+    if (partitioned === undefined)
+      return createNatsSource({
+        ...nats,
+        refuseShared: command.consume.allowSharedConsumer
+          ? undefined
+          : (other) =>
+              sharedConsumerMessage(
+                other,
+                `durable ${nats.durable}`,
+                `route nats --url ${nats.url} --stream ${nats.stream} --subject ${nats.subject} --partitions 12`,
+                `nats --url ${nats.url} --stream ${nats.stream} --subject ${nats.subject} --partition-stream <STREAM of ${nats.subject}.*> --durable ${nats.durable} --partitions 12`,
+              ),
+      });
     return createPartitionedSource({
       partitions: partitioned.partitions,
       leaseMillis: partitioned.leaseMillis,
@@ -54,7 +66,19 @@ export function brokerSource(
     });
   }
   const redis = { ...command.redis, report };
-  if (partitioned === undefined) return createRedisSource(redis);
+  if (partitioned === undefined)
+    return createRedisSource({
+      ...redis,
+      refuseShared: command.consume.allowSharedConsumer
+        ? undefined
+        : (other) =>
+            sharedConsumerMessage(
+              other,
+              `group ${redis.group}`,
+              `route redis --url ${redis.url} --stream ${redis.stream} --partitions 12`,
+              `redis --url ${redis.url} --stream ${redis.stream} --group ${redis.group} --partitions 12`,
+            ),
+    });
   return createPartitionedSource({
     partitions: partitioned.partitions,
     leaseMillis: partitioned.leaseMillis,
@@ -81,6 +105,17 @@ export function brokerSource(
     report,
     meter: hooks.meter,
   });
+}
+
+/** Why a second consumer on one durable or group is refused, and what to run instead. */
+function sharedConsumerMessage(other: string, shared: string, route: string, instance: string) {
+  return [
+    `another consumer is reading this stream now (${other}): instances sharing one ${shared} split every run between them, each exporting part of it.`,
+    'To scale out, route the stream by run and share its partitions (docs/scaling-out.md):',
+    `  agent-otel-bridge ${route}`,
+    `  agent-otel-bridge ${instance}   # on each instance`,
+    'To start anyway: --allow-shared-consumer',
+  ].join('\n');
 }
 
 /** Open runs' checkpoints and finished markers live this long after their last save. */
