@@ -216,10 +216,14 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
         if (own.fenced) return;
         own.state = 'reading';
         // A message is applied only while this ownership surely holds the lease; otherwise it
-        // is left to the next owner (and the ownership stepped down at the next renewal).
+        // is left to the next owner and the ownership steps down.
         own.running = own.source.run((text, delivery) => {
           if (own.state !== 'reading' || !mayAct(own, leaseMillis)) {
             delivery.release?.();
+            // Read again after a gap (a stalled event loop): what is released now would come
+            // back behind what follows it, so the partition goes too, to be read in order again.
+            if (own.state === 'reading')
+              stepDown(own, 'a message arrived after its lease could have lapsed');
             return;
           }
           onMessage(text, fenced(own, delivery));
