@@ -5,6 +5,7 @@
 // is exported (span names, attributes, span events, status messages) may contain it.
 // The samples are fakes of the right shape, built here so that no literal looks like a live key.
 import { describe, expect, it } from 'vitest';
+import type { DataPoint, MetricData } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { behest, RUN_A } from '../helpers/behest-lines.js';
 import { createHarness } from '../helpers/harness.js';
@@ -124,16 +125,21 @@ const SAMPLES: [string, string, string][] = RAW.map(([shape, secret, core]) => [
   core ?? secret,
 ]);
 
-/** Every string a collector would receive for these spans. */
-function exported(spans: readonly ReadableSpan[]): string {
-  return JSON.stringify(
-    spans.map((s) => ({
+/** Every string a collector would receive for these spans and metrics, resources included. */
+function exported(spans: readonly ReadableSpan[], metrics: readonly MetricData[]): string {
+  return JSON.stringify({
+    spans: spans.map((s) => ({
       name: s.name,
+      resource: s.resource.attributes,
       attributes: s.attributes,
       status: s.status,
       events: s.events.map((e) => ({ name: e.name, attributes: e.attributes })),
     })),
-  );
+    metrics: metrics.map((m) => ({
+      name: m.descriptor.name,
+      points: (m.dataPoints as DataPoint<unknown>[]).map((p) => p.attributes),
+    })),
+  });
 }
 
 function behestRun(secret: string): string[] {
@@ -146,9 +152,10 @@ function behestRun(secret: string): string[] {
       duration_ms: 5,
     });
   return [
+    // Names are the runtime's text as well: the provider's, the model's and a tool's.
     behest('RunStarted', RUN_A, '00', {
-      provider: 'openai',
-      model: 'gpt-4o-mini',
+      provider: `openai ${secret}`,
+      model: `gpt-4o-mini:${secret}`,
       session_id: `session ${secret}`,
     }),
     behest('ModelStarted', RUN_A, '00.100', { iteration: 1 }),
@@ -166,6 +173,13 @@ function behestRun(secret: string): string[] {
     // Identifiers are the runtime's text too.
     behest('ToolExecutionStarted', RUN_A, '01.010', { call_id: secret, tool_name: 'bash' }),
     tool(secret, '01.020', { Success: { output: 'ok' } }),
+    behest('ToolExecutionStarted', RUN_A, '01.030', { call_id: 'c3', tool_name: secret }),
+    behest('ToolExecutionFinished', RUN_A, '01.040', {
+      call_id: 'c3',
+      tool_name: secret,
+      result: { Success: { output: 'ok' } },
+      duration_ms: 5,
+    }),
     behest('DoomLoopDetected', RUN_A, '01.100', { description: `looping on\n${secret}` }),
     behest('RunFailed', RUN_A, '01.200', { error: `provider error:\n${secret}` }),
   ];
@@ -191,20 +205,28 @@ function oxiRun(secret: string): string[] {
   ];
 }
 
-/** The spans of both runs for one planted text, as a collector would receive them. */
-function plant(secret: string, options: Parameters<typeof createHarness>[0]): string {
+/** The spans and metrics of both runs for one planted text, as a collector would receive them. */
+async function plant(
+  secret: string,
+  options: Parameters<typeof createHarness>[0],
+): Promise<string> {
   const h = createHarness(options);
   h.feed(behestRun(secret).join('\n'));
   const stream = h.sink.openStream('oxi-log', 'oxi');
   for (const line of oxiRun(secret)) stream.handleJson(line);
   h.sink.endOpenRuns();
   expect(h.spans().length).toBeGreaterThan(6);
-  return exported(h.spans());
+  const metrics = await h.metrics();
+  // The metric channels that carry names are there.
+  expect(metrics.map((m) => m.descriptor.name)).toEqual(
+    expect.arrayContaining(['agent.runs', 'agent.tool.calls']),
+  );
+  return exported(h.spans(), metrics);
 }
 
 describe.each([false, true])('content capture %s', (captureContent) => {
-  it.each(SAMPLES)('%s leaves no trace', (_shape, secret, core) => {
-    const text = plant(secret, { captureContent });
+  it.each(SAMPLES)('%s leaves no trace', async (_shape, secret, core) => {
+    const text = await plant(secret, { captureContent });
     // The channels are there (content only when captured), and the shape is gone from all of them.
     expect(text.includes('gen_ai.output.messages')).toBe(captureContent);
     expect(text.includes('agent.doom_loop.detected')).toBe(true);
@@ -218,8 +240,8 @@ describe.each([false, true])('content capture %s', (captureContent) => {
 const alwaysOn = createScrubber([], { personalData: false });
 it.each(SAMPLES.filter(([, secret, core]) => alwaysOn(secret).includes(core)))(
   'control: %s is exported when nothing scrubs it',
-  (_shape, secret, core) => {
-    const text = plant(secret, {
+  async (_shape, secret, core) => {
+    const text = await plant(secret, {
       captureContent: true,
       scrubPatterns: [],
       scrubPersonalData: false,
@@ -228,10 +250,10 @@ it.each(SAMPLES.filter(([, secret, core]) => alwaysOn(secret).includes(core)))(
   },
 );
 
-it('keeps personal data when told to, and nothing else', () => {
+it('keeps personal data when told to, and nothing else', async () => {
   const h = createHarness({ captureContent: true, scrubPersonalData: false });
   h.feed(behestRun('mail jane.doe@example.com, key ghp_' + run(36)).join('\n'));
-  const text = exported(h.spans());
+  const text = exported(h.spans(), await h.metrics());
   expect(text).toContain('jane.doe@example.com');
   expect(text).not.toContain(`ghp_${run(36)}`);
 });
@@ -273,10 +295,10 @@ describe('error texts', () => {
   it.each([
     ['the option', { exportErrorText: false }],
     ['the environment', { env: { AGENT_OTEL_BRIDGE_EXPORT_ERROR_TEXT: 'false' } }],
-  ] as const)('leave only their class when %s says so', (_how, options) => {
+  ] as const)('leave only their class when %s says so', async (_how, options) => {
     const h = createHarness(options);
     h.feed(failing('the quota ran out').join('\n'));
-    const text = exported(h.spans());
+    const text = exported(h.spans(), await h.metrics());
     expect(text).not.toContain('quota');
     expect(text).not.toContain('exit 1');
     const root = h.spans().find((s) => s.name === 'invoke_agent');
