@@ -38,6 +38,7 @@ const run = spawnSync(
       CHAOS_SEED: values.seed,
       CHAOS_FAULTS: values.faults,
       CHAOS_REPORT: 'chaos-report.txt',
+      CHAOS_HOG: '1',
     },
   },
 );

@@ -1,7 +1,8 @@
 // Every scrub pattern and layer runs in linear time: on 1 MiB of adversarial text (runs of what each pattern
 // starts with, repeated prefixes, near-misses) it takes at most a few times what a quarter of that
-// takes (a quadratic pattern takes 16×: seconds to minutes here), and well under a second. The
-// minimum of five timings each, and a 250 ms floor, keep a busy machine from failing it.
+// takes (a quadratic pattern takes 16×: seconds to minutes here). The minimum of five timings
+// each, and a 250 ms floor, keep a busy machine from failing it; how fast scrubbing is, which a
+// busy machine changes, is the benchmark's to say (`npm run bench`, the capture row).
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SCRUB_PATTERNS } from '../../../src/index.js';
 import { CONTEXT_RULES } from '../../../src/mapping/privacy/context-rules.js';
@@ -126,7 +127,7 @@ describe('scrub patterns run in linear time', () => {
     for (const piece of PIECES) {
       const quarter = millis(pattern, fill(piece, 256 * 1024));
       const full = millis(pattern, fill(piece, 1024 * 1024));
-      if (full > 1000 || full > Math.max(8 * quarter, 250))
+      if (full > Math.max(8 * quarter, 250))
         slow.push(`${JSON.stringify(piece)}: ${quarter.toFixed(1)} ms → ${full.toFixed(1)} ms`);
     }
     expect(slow).toEqual([]);
@@ -140,7 +141,7 @@ describe('scrub patterns run in linear time', () => {
       for (const piece of PIECES) {
         const quarter = millis(scrub, fill(piece, 128 * 1024));
         const full = millis(scrub, fill(piece, 512 * 1024));
-        if (full > 2000 || full > Math.max(8 * quarter, 250))
+        if (full > Math.max(8 * quarter, 250))
           slow.push(`${JSON.stringify(piece)}: ${quarter.toFixed(1)} ms → ${full.toFixed(1)} ms`);
       }
       expect(slow).toEqual([]);
