@@ -3,6 +3,7 @@ import type { BrokerSource } from '../sources/broker-source.js';
 import { pause } from '../sources/broker-source.js';
 import type { Delivery } from '../sources/delivery-ledger.js';
 import type { LeaseStore } from './lease-store.js';
+import { createPartitionMetrics } from './partition-metrics.js';
 import { createOwnership, mayAct } from './ownership.js';
 import type { Ownership } from './ownership.js';
 
@@ -74,39 +75,14 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
   };
   const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
   const reading = () => [...owned.values()].filter((o) => o.state === 'reading');
-  options.meter
-    ?.createObservableGauge('agent_bridge.partitions.owned', {
-      description: 'Partitions this instance holds leases on',
-      unit: '{partition}',
-    })
-    .addCallback((result) => result.observe(reading().length));
-  const changes = options.meter?.createCounter('agent_bridge.partitions.changes', {
-    description: 'Partition ownership changes of this instance',
-    unit: '{partition}',
-  });
-  const changed = (change: 'taken' | 'handed_over' | 'lost') =>
-    changes?.add(1, { 'agent_bridge.partition.change': change });
   // Each owned partition's lag, refreshed with the membership.
   const lags = new Map<number, number>();
-  options.meter
-    ?.createObservableGauge('agent_bridge.partitions.lag', {
-      description: 'Messages of an owned partition not yet delivered to this instance',
-      unit: '{message}',
-    })
-    .addCallback((result) => {
-      for (const [p, lag] of lags)
-        if (owned.has(p)) result.observe(lag, { 'agent_bridge.partition': String(p) });
-    });
-  const takeovers = options.meter?.createHistogram('agent_bridge.partitions.takeover.duration', {
-    description: 'From taking a partition lease to reading the partition, its runs restored',
-    unit: 's',
-    advice: { explicitBucketBoundaries: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] },
-  });
-  const lateness = options.meter?.createHistogram('agent_bridge.partitions.renewal.lateness', {
-    description: 'How late a round of lease renewals started against its schedule',
-    unit: 's',
-    advice: { explicitBucketBoundaries: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] },
-  });
+  const metrics = createPartitionMetrics(
+    options.meter,
+    () => reading().length,
+    () => new Map([...lags].filter(([p]) => owned.has(p))),
+  );
+  const changed = metrics.changed;
   const coolDown = (p: number, leases: number) =>
     coolingUntil.set(p, Date.now() + leaseMillis * leases * (1 + random()));
 
@@ -229,7 +205,7 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
           onMessage(text, fenced(own, delivery));
         }, canPull);
         changed('taken');
-        takeovers?.record((performance.now() - takenAt) / 1000);
+        metrics.tookOver((performance.now() - takenAt) / 1000);
         options.report(`owns partition ${p} of ${options.partitions} (epoch ${epoch})`);
       };
       const handOver = async (own: Ownership) => {
@@ -290,11 +266,11 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
         every: number,
         what: string,
         signal: AbortSignal,
+        late?: (seconds: number) => void,
       ) => {
         let due = Date.now();
         while (!signal.aborted) {
-          const late = Math.max(0, Date.now() - due);
-          if (what === 'lease renewal') lateness?.record(late / 1000);
+          late?.(Math.max(0, Date.now() - due) / 1000);
           await work().catch((error: unknown) =>
             options.report(`partition ${what} failed (retrying): ${describe(error)}`),
           );
@@ -303,7 +279,13 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
         }
       };
       // Renewals go on until close(): a graceful shutdown acknowledges under the lease.
-      renewing = loop(() => renewAll(leaseStore), renewEvery, 'lease renewal', closing.signal);
+      renewing = loop(
+        () => renewAll(leaseStore),
+        renewEvery,
+        'lease renewal',
+        closing.signal,
+        metrics.renewedLate,
+      );
       await loop(balance, balanceEvery, 'balancing', stopping.signal);
       // Stopping is a hand-over of every partition: its open runs checkpointed, its ended runs
       // acknowledged, its lease released, so that the next owner records nothing again.
