@@ -74,8 +74,6 @@ export class RunCheckpoints {
   private readonly now: () => number;
   /** `finished` markers being written (their runs' last messages are acknowledged after). */
   private readonly marking = new Set<Promise<boolean>>();
-  /** Runs whose snapshot of writes (`madeBy`) waits for a metric export. */
-  private readonly awaitingExport = new Set<RunLog>();
   /** Partition → runs restored from its checkpoints and not replayed yet. */
   private readonly unreplayed = new Map<number, string[]>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -220,19 +218,15 @@ export class RunCheckpoints {
 
   /** The exporter's: a metric collection taken at `collectedAtMillis` was exported. */
   metricsExported(collectedAtMillis: number): void {
-    for (const log of this.awaitingExport)
-      if (log.madeBy === undefined) this.awaitingExport.delete(log);
-      else if (log.madeBy.at <= collectedAtMillis) {
+    for (const log of this.logs.values())
+      if (log.madeBy !== undefined && log.madeBy.at <= collectedAtMillis) {
         log.durableWrites = Math.max(log.durableWrites, log.madeBy.writes);
         log.madeBy = undefined;
-        this.awaitingExport.delete(log);
       }
   }
 
   /** The run's partition moved away: its next owner rebuilds it from the checkpoint. */
   drop(runId: string): void {
-    const log = this.logs.get(runId);
-    if (log !== undefined) this.awaitingExport.delete(log);
     this.logs.delete(runId);
   }
 
@@ -305,9 +299,7 @@ export class RunCheckpoints {
   /** Notes the writes the run has made by now (the next export makes them durable). */
   private snapshot(runId: string, log: RunLog): void {
     const writes = this.options.sink.metricWritesOf(runId);
-    if (writes === undefined || writes <= log.durableWrites) return;
-    log.madeBy = { at: this.now(), writes };
-    this.awaitingExport.add(log);
+    if (writes !== undefined && writes > log.durableWrites) log.madeBy = { at: this.now(), writes };
   }
 
   private mayWrite(partition: number | undefined): boolean {
