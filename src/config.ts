@@ -110,17 +110,17 @@ const POSITIVE_INT_ENV = {
   maxAttributeLength: 'AGENT_OTEL_BRIDGE_MAX_ATTRIBUTE_LENGTH',
   maxJsonDepth: 'AGENT_OTEL_BRIDGE_MAX_JSON_DEPTH',
   maxMetricLabelValues: 'AGENT_OTEL_BRIDGE_MAX_METRIC_LABEL_VALUES',
-  reorderWindowEvents: 'AGENT_OTEL_BRIDGE_REORDER_WINDOW_EVENTS',
   maxHeldEvents: 'AGENT_OTEL_BRIDGE_MAX_HELD_EVENTS',
   lateGraceEvents: 'AGENT_OTEL_BRIDGE_LATE_GRACE_EVENTS',
 } as const;
 type PositiveIntOption = keyof typeof POSITIVE_INT_ENV;
-/** The options that are durations of zero or more milliseconds. */
-const DURATION_ENV = {
+/** The options that may be 0 (no waiting): the reorder window and the grace period. */
+const ZERO_OR_MORE_ENV = {
   reorderWindowMillis: 'AGENT_OTEL_BRIDGE_REORDER_WINDOW_MS',
+  reorderWindowEvents: 'AGENT_OTEL_BRIDGE_REORDER_WINDOW_EVENTS',
   lateGraceMillis: 'AGENT_OTEL_BRIDGE_LATE_GRACE_MS',
 } as const;
-type DurationOption = keyof typeof DURATION_ENV;
+type ZeroOrMoreOption = keyof typeof ZERO_OR_MORE_ENV;
 
 export function resolveConfig(
   options: AgentOtelSinkOptions = {},
@@ -132,8 +132,8 @@ export function resolveConfig(
     requireInt(name, value, 1);
     return value;
   };
-  const duration = (name: DurationOption): number => {
-    const value = options[name] ?? envInt(env, DURATION_ENV[name], 0) ?? DEFAULTS[name];
+  const zeroOrMore = (name: ZeroOrMoreOption): number => {
+    const value = options[name] ?? envInt(env, ZERO_OR_MORE_ENV[name], 0) ?? DEFAULTS[name];
     requireInt(name, value, 0);
     return value;
   };
@@ -176,9 +176,9 @@ export function resolveConfig(
     maxAttributeLength,
     maxJsonDepth,
     maxMetricLabelValues: positive('maxMetricLabelValues'),
-    reorderWindowMillis: duration('reorderWindowMillis'),
-    reorderWindowEvents: positive('reorderWindowEvents'),
-    lateGraceMillis: duration('lateGraceMillis'),
+    reorderWindowMillis: zeroOrMore('reorderWindowMillis'),
+    reorderWindowEvents: zeroOrMore('reorderWindowEvents'),
+    lateGraceMillis: zeroOrMore('lateGraceMillis'),
     maxHeldEvents: positive('maxHeldEvents'),
     countWindowsInEvents: options.countWindowsInEvents ?? false,
     lateGraceEvents: positive('lateGraceEvents'),

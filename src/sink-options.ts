@@ -79,7 +79,8 @@ export interface AgentOtelSinkOptions {
    */
   readonly reorderWindowMillis?: number;
   /**
-   * Events of one run held at most for reordering; beyond it the earliest is applied at once.
+   * Events of one run held at most for reordering; beyond it the earliest is applied at once (0:
+   * none held).
    * Env `AGENT_OTEL_BRIDGE_REORDER_WINDOW_EVENTS`. Default: 256.
    */
   readonly reorderWindowEvents?: number;

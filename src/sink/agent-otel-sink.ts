@@ -51,7 +51,11 @@ export interface AgentOtelSink {
   endOpenRuns(reason?: Extract<EvictionReason, 'end_of_input' | 'shutdown'>): number;
   /** Counts so far, for progress displays. */
   stats(): SinkStats;
-  /** Exports what has ended so far through the providers' processors and readers. */
+  /**
+   * Exports what has ended so far through the providers' processors and readers. Runs whose
+   * terminal event was handled end now (their held events applied, their grace period cut short),
+   * so a host that flushes right after a run's end and exits loses nothing. Open runs stay open.
+   */
   flush(): Promise<void>;
   /**
    * Ends open runs as abandoned (unless `endOpenRuns: false`: a source that will redeliver their

@@ -266,6 +266,8 @@ export function createBridgeSink(
       return { events: { ...events }, runs: { open: tracker.openRuns, ...tracker.outcomes } };
     },
     flush() {
+      // Runs that have ended wait for nothing more: their grace ends now, so they are exported.
+      safely(() => buffer.closeEnded());
       return flushProviders(tracerProvider, meterProvider);
     },
     async shutdown(options = {}) {

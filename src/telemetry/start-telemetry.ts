@@ -26,6 +26,7 @@ import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
 import { resolveExporterNames, resolveProtocol } from './exporter-choice.js';
 import { WatchedMetricExporter, WatchedSpanExporter } from './export/export-watcher.js';
 import { RetryingMetricExporter, RetryingSpanExporter } from './export/retrying-export.js';
+import { SerialMetricExporter } from './export/serial-metric-exporter.js';
 
 /** How much longer than the holding a processor or reader waits for an export. */
 const HELD_EXPORT_MARGIN_MILLIS = 30_000;
@@ -95,17 +96,23 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
       console || options.exportListener === undefined
         ? chosen
         : new WatchedMetricExporter(chosen, options.exportListener);
+    const interval =
+      envMillis(env, 'OTEL_METRIC_EXPORT_INTERVAL') ??
+      options.metricExportIntervalMillis ??
+      DEFAULT_METRIC_EXPORT_INTERVAL_MILLIS;
+    // The interval is the user's. The SDK's reader cannot wait longer than its interval for one
+    // export; a held export (outages) is taken off its hands and sent in order behind it.
     readers.push(
       new PeriodicExportingMetricReader({
-        exporter: metricExporter,
-        // The SDK wants the interval at least as long as the timeout of one export.
-        exportIntervalMillis: Math.max(
-          envMillis(env, 'OTEL_METRIC_EXPORT_INTERVAL') ??
-            options.metricExportIntervalMillis ??
-            DEFAULT_METRIC_EXPORT_INTERVAL_MILLIS,
-          exportTimeout ?? 0,
+        exporter:
+          exportTimeout === undefined || exportTimeout <= interval
+            ? metricExporter
+            : new SerialMetricExporter(metricExporter),
+        exportIntervalMillis: interval,
+        exportTimeoutMillis: Math.min(
+          interval,
+          exportTimeout ?? envMillis(env, 'OTEL_METRIC_EXPORT_TIMEOUT') ?? 30_000,
         ),
-        ...(exportTimeout === undefined ? {} : { exportTimeoutMillis: exportTimeout }),
       }),
     );
   }

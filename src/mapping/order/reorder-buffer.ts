@@ -223,6 +223,21 @@ export class ReorderBuffer {
   }
 
   /**
+   * Ends now every run whose terminal event arrived, its held events applied first (a flush: the
+   * caller wants what has ended exported, and gives up waiting for late arrivals). Open runs keep
+   * their held events.
+   */
+  closeEnded(): number {
+    let closed = 0;
+    for (let entry = this.closing.shift(); entry !== undefined; entry = this.closing.shift()) {
+      if (this.runs.get(entry.run.runId) !== entry.run) continue;
+      this.close(entry.run);
+      closed += 1;
+    }
+    return closed;
+  }
+
+  /**
    * The tracker ended a run without its terminal event (idle, capacity, end of input): what is
    * still held for it can no longer be applied, and is counted as late.
    */
