@@ -49,7 +49,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
       return ACCEPTED;
     case 'AssistantMessageCommitted':
       learnRunModel(ctx, run, event.provider, event.model);
-      commitMessage(run, event);
+      commitMessage(ctx, run, event);
       return ACCEPTED;
     case 'Annotation':
       annotate(ctx, run, event);

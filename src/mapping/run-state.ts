@@ -25,9 +25,9 @@ export interface SpanNote {
 }
 
 /**
- * A model call. Its span is created when the run ends (the call's own start and end times are
- * kept), so that usage reported after the call still lands on it, and an open run holds a few
- * fields per call instead of a live span.
+ * A model call. Its span is made when the call has settled — its message committed and its usage
+ * in (`settleChat`) — or else when its run ends, so that usage reported after the call's end still
+ * lands on it; until then an open run holds a few fields per call instead of a live span.
  */
 export interface ChatRecord extends SpanBudget, MutableModel {
   readonly iteration: number;
@@ -38,8 +38,12 @@ export interface ChatRecord extends SpanBudget, MutableModel {
   /** Span events and attributes for the call's span, in order (within its budget); made at the first. */
   notes: SpanNote[] | undefined;
   finishReason: string | undefined;
-  /** When the call ended. The span itself is ended with the run, so late usage still lands on it. */
+  /** When the call ended. Its span is made once it has settled (see `settleChat`). */
   end: HrTime | undefined;
+  /** Its message was committed (AssistantMessageCommitted): nothing but usage is still to come. */
+  committed: boolean;
+  /** Usage was reported for it. */
+  usageSeen: boolean;
   incomplete: boolean;
   /** Set when the call failed with its run. */
   errorType: string | undefined;
@@ -72,13 +76,17 @@ export interface RunRecord extends SpanBudget, MutableModel {
   conversationId: string | undefined;
   /** Latest event time seen; an abandoned run ends here. */
   lastSeen: HrTime;
+  /** The type of the latest event applied (for the view of open runs). */
+  lastEvent: string;
   /** Wall-clock milliseconds of the last event, for the idle timeout. */
   lastActivityMillis: number;
   iteration: IterationRecord | undefined;
   /** The model call in progress, if any. */
   chat: ChatRecord | undefined;
-  /** Every model call of the run, ended with the run span. */
+  /** The run's model calls whose spans are not made yet (made as each settles, or at run end). */
   readonly chats: ChatRecord[];
+  /** Model calls whose spans were made before the run's end. */
+  chatsMade: number;
   pendingMessageCount: number | undefined;
   highestIteration: number;
   iterationCount: number;

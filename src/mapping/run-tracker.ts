@@ -2,9 +2,11 @@ import { createNoopMeter, TraceFlags } from '@opentelemetry/api';
 import type { Span } from '@opentelemetry/api';
 import type { AgentEvent, TerminalEvent } from '../events/agent-event.js';
 import { isTerminal } from '../events/agent-event.js';
-import { maxHrTime } from '../events/hr-time.js';
+import { compareHrTime, maxHrTime } from '../events/hr-time.js';
 import type { DialectName } from '../events/dialect-name.js';
 import { applyEvent } from './apply-event.js';
+import { groupOpenRuns, toOpenRun } from './open-runs.js';
+import type { OpenRun, OpenRunGroup } from './open-runs.js';
 import { agentMetricAttributes, createInstruments } from './metrics/instruments.js';
 import { endRun } from './spans/run-span.js';
 import { startRun } from './spans/run-span.js';
@@ -98,6 +100,7 @@ export class RunTracker {
       if (event.type === 'RunStarted') return { outcome: 'accepted' };
     }
     run.lastSeen = maxHrTime(run.lastSeen, event.time);
+    run.lastEvent = event.type;
     run.lastActivityMillis = now;
     if (isTerminal(event)) {
       this.finish(run, toEnding(this.ctx, run, event), fingerprint);
@@ -115,6 +118,20 @@ export class RunTracker {
     this.counted.add(runId);
     if (this.counted.size > this.ctx.finishedRunMemory)
       this.counted.delete(this.counted.values().next().value!);
+  }
+
+  /** The open runs, oldest first by their own start time, at most `limit` of them. */
+  openRunsView(limit: number): OpenRun[] {
+    const now = this.ctx.now();
+    return [...this.runs.values()]
+      .sort((a, b) => compareHrTime(a.start, b.start))
+      .slice(0, limit)
+      .map((run) => toOpenRun(run, this.ctx.agentName, now));
+  }
+
+  /** The open runs grouped by agent and model (the open-run gauges). */
+  openRunGroups(): OpenRunGroup[] {
+    return groupOpenRuns(this.runs.values(), this.ctx.agentName, this.ctx.now());
   }
 
   /** Metric writes an open run made so far (undefined: no such open run). */
@@ -243,7 +260,7 @@ export class RunTracker {
           synthesized: run.synthesized,
           // A run a sampler dropped makes no spans: nothing of it is owed to a collector.
           spanCount: isSampled(run.span)
-            ? 1 + run.iterationCount + run.chats.length + run.finishedTools.size
+            ? 1 + run.iterationCount + run.chatsMade + run.finishedTools.size
             : 0,
         });
       } catch {

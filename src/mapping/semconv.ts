@@ -53,6 +53,8 @@ export const SPAN_AGENT_ITERATION = 'agent.iteration';
 export const EVENT_TOOL_CALL_REQUESTED = 'agent.tool_call.requested';
 export const EVENT_DOOM_LOOP_DETECTED = 'agent.doom_loop.detected';
 export const EVENT_CIRCUIT_BREAKER_OPENED = 'agent.compaction.circuit_breaker.opened';
+/** Usage reported after its model call's span was made: counted on the run and in metrics. */
+export const EVENT_USAGE_AFTER_CALL = 'agent.usage.after_call';
 export const EVENT_EXCEPTION = 'exception';
 
 export const METRIC_GEN_AI_CLIENT_TOKEN_USAGE = 'gen_ai.client.token.usage';
@@ -67,6 +69,9 @@ export const METRIC_GEN_AI_INVOKE_AGENT_TOOL_CALLS = 'gen_ai.invoke_agent.tool_c
 export const CALL_COUNT_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128];
 export const METRIC_AGENT_RUNS = 'agent.runs';
 export const METRIC_AGENT_RUNS_ACTIVE = 'agent.runs.active';
+export const METRIC_AGENT_RUNS_OPEN = 'agent.runs.open';
+export const METRIC_AGENT_RUNS_OPEN_OLDEST_AGE = 'agent.runs.open.oldest_age';
+export const METRIC_AGENT_RUNS_OPEN_TOKENS = 'agent.runs.open.tokens';
 export const METRIC_AGENT_ITERATIONS = 'agent.iterations';
 export const METRIC_AGENT_TOOL_CALLS = 'agent.tool.calls';
 export const METRIC_AGENT_DOOM_LOOPS = 'agent.doom_loops';

@@ -7,6 +7,7 @@ import type { ParseResult } from '../dialects/shared/parse-result.js';
 import type { DialectName, InputDialect } from '../events/dialect-name.js';
 import { createArrivalClock } from '../dialects/shared/stream-clock.js';
 import type { AgentEvent } from '../events/agent-event.js';
+import type { OpenRun } from '../mapping/open-runs.js';
 import { nativeEventProblem } from '../events/native-event-check.js';
 import { flushProviders } from './flush-providers.js';
 import { InputOutcome } from './input-outcome.js';
@@ -38,6 +39,8 @@ export interface BridgeSink extends AgentOtelSink {
   metricWritesOf(runId: string): number | undefined;
   /** Takes a run as finished and durable elsewhere: its events are not made into a run again. */
   markFinished(runId: string): void;
+  /** The runs in progress, oldest first, at most `limit` (`GET /runs`), and how many are open. */
+  openRuns(limit: number): { readonly open: number; readonly runs: readonly OpenRun[] };
 }
 
 /** Hooks of the bridge's own sources. */
@@ -56,7 +59,7 @@ export function createBridgeSink(
   const config = resolveConfig(options);
   const tracerProvider = config.tracerProvider ?? trace.getTracerProvider();
   const meterProvider = config.meterProvider ?? metrics.getMeterProvider();
-  const { tracker, buffer, tally, limitHit, scrub, guardIdentifiers } = createSinkMapping(
+  const { tracker, buffer, tally, limitHit, scrub, guardIdentifiers, stopGauges } = createSinkMapping(
     config,
     tracerProvider,
     meterProvider,
@@ -262,6 +265,9 @@ export function createBridgeSink(
       safely(() => buffer.drain());
       return safely(() => tracker.abandonAll(reason)) ?? 0;
     },
+    openRuns(limit) {
+      return { open: tracker.openRuns, runs: safely(() => tracker.openRunsView(limit)) ?? [] };
+    },
     stats() {
       return { events: { ...events }, runs: { open: tracker.openRuns, ...tracker.outcomes } };
     },
@@ -278,6 +284,7 @@ export function createBridgeSink(
       safely(() => buffer.drain());
       if (options.endOpenRuns !== false) safely(() => tracker.abandonAll('shutdown'));
       await flushProviders(tracerProvider, meterProvider);
+      stopGauges();
     },
   };
 }

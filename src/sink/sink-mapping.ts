@@ -10,6 +10,7 @@ import { boundedInstruments, LabelBudget } from '../mapping/metrics/label-budget
 import { createLimitReporter } from '../mapping/metrics/limit-report.js';
 import type { LimitHit } from '../mapping/metrics/limit-report.js';
 import { createEventsCounter, createInstruments } from '../mapping/metrics/instruments.js';
+import { OpenRunGauges, openRunGaugesFor } from '../mapping/metrics/open-run-gauges.js';
 import { ReorderBuffer } from '../mapping/order/reorder-buffer.js';
 import { RunTracker } from '../mapping/run-tracker.js';
 import { createScrubbers } from '../mapping/privacy/scrub.js';
@@ -24,6 +25,8 @@ export interface SinkMapping {
   readonly scrub: Scrubber;
   /** Cuts over-long identifiers and names of an event (counted, said once). */
   readonly guardIdentifiers: (event: AgentEvent) => AgentEvent;
+  /** Takes the tracker's open runs out of the open-run gauges (at shutdown). */
+  readonly stopGauges: () => void;
 }
 
 /** Creates the instruments, the scrubber, the tracker and its reorder buffer of one sink. */
@@ -37,15 +40,13 @@ export function createSinkMapping(
   const created = createInstruments(meter);
   const tally = eventTallyFor(meterProvider, () => createEventsCounter(meter));
   const limitHit = createLimitReporter(created.limitsHit, log);
-  const instruments = boundedInstruments(
-    created,
-    new LabelBudget(config.maxMetricLabelValues, () =>
-      limitHit(
-        'metric_label_values',
-        `more than ${config.maxMetricLabelValues} distinct provider, model or tool names: further ones are recorded as _OTHER in metrics`,
-      ),
+  const budget = new LabelBudget(config.maxMetricLabelValues, () =>
+    limitHit(
+      'metric_label_values',
+      `more than ${config.maxMetricLabelValues} distinct provider, model or tool names: further ones are recorded as _OTHER in metrics`,
     ),
   );
+  const instruments = boundedInstruments(created, budget);
   const scrubbers = createScrubbers(config.scrubPatterns, {
     personalData: config.scrubPersonalData,
   });
@@ -110,5 +111,10 @@ export function createSinkMapping(
       log.error(`failed to map ${event.type} of run ${event.runId}`, error),
   });
   tracker.onAbandoned = (runId) => buffer.runAbandoned(runId);
-  return { tracker, buffer, tally, limitHit, scrub, guardIdentifiers };
+  const gauges = openRunGaugesFor(
+    meterProvider,
+    () => new OpenRunGauges(meter, (attributes) => budget.bound(attributes) ?? attributes),
+  );
+  const stopGauges = gauges.add(() => tracker.openRunGroups());
+  return { tracker, buffer, tally, limitHit, scrub, guardIdentifiers, stopGauges };
 }

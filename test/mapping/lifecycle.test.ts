@@ -184,7 +184,8 @@ describe('run lifecycle', () => {
   it('ends every open run as abandoned at end of input, at its last seen event time', async () => {
     const h = createHarness();
     h.feed(toolRun().slice(0, 9).join('\n')); // stops inside the tool execution
-    expect(h.spans()).toEqual([]); // model calls are ended with their run, so late usage can still land
+    // The first model call settled (committed, usage in) and left at once; nothing else has ended.
+    expect(h.spans().map((s) => s.name)).toEqual(['chat gpt-4o-mini']);
     expect(h.sink.endOpenRuns('end_of_input')).toBe(1);
     const run = spanByName(h.spans(), 'invoke_agent');
     expect(run.status.code).toBe(SpanStatusCode.ERROR);

@@ -1,5 +1,6 @@
 // A model call's `chat {model}` span, its whole life: opened with its iteration, fed text, usage
-// and notes, closed when the call ends, and made (attributes, events, end) with its metrics.
+// and notes, closed when the call ends, and made (attributes, events, end) with its metrics once
+// it has settled — its message committed and its usage in — or else with its run's end.
 import { SpanStatusCode } from '@opentelemetry/api';
 import type { Attributes, HrTime, SpanContext } from '@opentelemetry/api';
 import type { AssistantMessageCommitted, UsageRecorded } from '../../events/agent-event.js';
@@ -46,13 +47,15 @@ export function openChat(
     text: '',
     finishReason: undefined,
     end: undefined,
+    committed: false,
+    usageSeen: false,
     incomplete: false,
     errorType: undefined,
   };
   run.chats.push(run.chat);
 }
 
-/** The model call ends (its end time is fixed); the span is made with the run. */
+/** The model call ends (its end time is fixed); its span is made once it settles. */
 export function closeChat(run: RunRecord, chat: ChatRecord, cut: ChatCut): void {
   if (chat.end === undefined) {
     chat.end = maxHrTime(cut.time, chat.start);
@@ -91,11 +94,22 @@ export function addChatText(
   if (ctx.captureContent && chat.text.length <= ctx.maxContentBytes) chat.text += delta;
 }
 
-/** UsageRecorded: tokens on the model call and the run, one metric point per token type. */
+/**
+ * UsageRecorded: tokens on the model call and the run, one metric point per token type. Usage of
+ * a call whose span was already made (it arrived after the call settled) counts in the metrics,
+ * with the run's model, and in the run's totals, and is noted on the run span.
+ */
 export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRecorded): void {
   const { inputTokens, outputTokens, cacheReadInputTokens, cacheCreationInputTokens } = event.usage;
   const chat = targetChat(run, event.iteration);
   const model: MutableModel = chat ?? run;
+  if (chat === undefined && run.chatsMade > 0 && takeEvent(ctx, run)) {
+    const attributes: Attributes = {};
+    if (event.iteration !== undefined) attributes[S.ATTR_AGENT_ITERATION_NUMBER] = event.iteration;
+    if (inputTokens !== undefined) attributes[S.ATTR_GEN_AI_USAGE_INPUT_TOKENS] = inputTokens;
+    if (outputTokens !== undefined) attributes[S.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = outputTokens;
+    run.span.addEvent(S.EVENT_USAGE_AFTER_CALL, attributes, event.time);
+  }
   const add = (a: number | undefined, b: number | undefined) =>
     b === undefined ? a : (a ?? 0) + b;
   if (chat !== undefined) {
@@ -122,16 +136,39 @@ export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRec
       }),
     );
   }
+  if (chat !== undefined) {
+    chat.usageSeen = true;
+    settleChat(ctx, run, chat);
+  }
 }
 
 /** AssistantMessageCommitted: ends the model call; takes the provider, model and finish reason it names. */
-export function commitMessage(run: RunRecord, event: AssistantMessageCommitted): void {
+export function commitMessage(
+  ctx: TrackerContext,
+  run: RunRecord,
+  event: AssistantMessageCommitted,
+): void {
   const chat = targetChat(run, event.iteration);
   if (chat === undefined) return;
   if (event.provider !== undefined) chat.provider = event.provider;
   if (event.model !== undefined) chat.model = event.model;
   if (event.finishReason !== undefined) chat.finishReason = event.finishReason;
   closeChat(run, chat, { time: event.time, incomplete: false });
+  chat.committed = true;
+  settleChat(ctx, run, chat);
+}
+
+/**
+ * Makes the call's span now if it has settled: it ended, its message was committed and its usage
+ * is in, so nothing more is coming for it (runtimes report usage while streaming, before the
+ * commit, or with it). A call that never settles is made with its run's end.
+ */
+function settleChat(ctx: TrackerContext, run: RunRecord, chat: ChatRecord): void {
+  if (chat.end === undefined || !chat.committed || !chat.usageSeen) return;
+  const index = run.chats.indexOf(chat);
+  if (index < 0) return;
+  run.chats.splice(index, 1);
+  finalizeChat(ctx, run, chat, chat.end);
 }
 
 /** Creates the call's span with its final attributes and events, ends it, records its metrics. */
@@ -161,13 +198,14 @@ export function finalizeChat(
   }
   if (chat.errorType !== undefined) span.setStatus({ code: SpanStatusCode.ERROR });
   span.end(end);
+  run.chatsMade += 1;
   const metricAttributes = chatMetricAttributes(chat, chat.errorType);
-  run.instruments.operationDuration.record(secondsBetween(end, chat.start), metricAttributes);
-  if (chat.firstChunk !== undefined) {
-    run.instruments.timeToFirstChunk.record(
-      secondsBetween(chat.firstChunk, chat.start),
-      metricAttributes,
-    );
+  const duration = secondsBetween(end, chat.start);
+  recordOnce(run, (i) => i.operationDuration.record(duration, metricAttributes));
+  const firstChunk = chat.firstChunk;
+  if (firstChunk !== undefined) {
+    const toFirst = secondsBetween(firstChunk, chat.start);
+    recordOnce(run, (i) => i.timeToFirstChunk.record(toFirst, metricAttributes));
   }
 }
 

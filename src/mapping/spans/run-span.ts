@@ -90,10 +90,12 @@ export function startRun(
     model,
     conversationId: started?.sessionId,
     lastSeen: event.time,
+    lastEvent: event.type,
     lastActivityMillis: now,
     iteration: undefined,
     chat: undefined,
     chats: [],
+    chatsMade: 0,
     pendingMessageCount: undefined,
     highestIteration: -1,
     iterationCount: 0,
@@ -133,7 +135,7 @@ export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): 
   const failedType = ending.outcome === 'failed' ? ending.errorType : undefined;
   if (run.chat !== undefined)
     closeChat(run, run.chat, { time: end, incomplete: true, errorType: failedType });
-  for (const chat of run.chats) finalizeChat(ctx, run, chat, end);
+  for (const chat of run.chats.splice(0)) finalizeChat(ctx, run, chat, end);
   for (const tool of [...(run.tools?.values() ?? [])]) {
     if (failedType !== undefined) tool.span.setStatus({ code: SpanStatusCode.ERROR });
     endTool(ctx, run, tool, end, 'incomplete', failedType);
@@ -175,7 +177,7 @@ export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): 
   if (ending.errorType !== undefined) durationAttributes[S.ATTR_ERROR_TYPE] = ending.errorType;
   run.instruments.invokeAgentDuration.record(secondsBetween(end, run.start), durationAttributes);
   if (ctx.latestGenAi === true) {
-    run.instruments.inferenceCalls.record(run.chats.length, durationAttributes);
+    run.instruments.inferenceCalls.record(run.chatsMade, durationAttributes);
     run.instruments.agentToolCalls.record(run.finishedTools.size, durationAttributes);
   }
   run.instruments.runs.add(1, runAttributes);
