@@ -45,6 +45,9 @@ export function parseCommand(
         'end-open-runs-on-shutdown': { type: 'boolean' },
         'allow-shared-consumer': { type: 'boolean' },
         port: { type: 'string' },
+        'status-port': { type: 'string' },
+        'interval-ms': { type: 'string' },
+        once: { type: 'boolean' },
         host: { type: 'string' },
         'token-env': { type: 'string' },
         'allow-unauthenticated': { type: 'boolean' },
@@ -167,9 +170,25 @@ export function parseCommand(
     }
     case 'route':
       return routeCommand(rest, values, common, int);
+    case 'top': {
+      if (rest.length > 1) throw new UsageError(`top takes one URL at most, got ${rest.join(' ')}`);
+      const url = rest[0] ?? 'http://127.0.0.1:4320';
+      if (!/^https?:\/\/[^/]/.test(url))
+        throw new UsageError(
+          `top: the bridge's URL must start with http:// or https://, got ${url}`,
+        );
+      const tokenEnv = values['token-env'] ?? 'AGENT_OTEL_BRIDGE_HTTP_TOKEN';
+      const token = env[tokenEnv]?.trim() || undefined;
+      if (values['token-env'] !== undefined && token === undefined)
+        throw new UsageError(`--token-env ${tokenEnv}: that variable is not set`);
+      return {
+        name,
+        top: { url, token, intervalMillis: int('interval-ms', 1000), once: values.once === true },
+      };
+    }
     case 'nats':
     case 'redis':
-      return brokerCommand(name, rest, values, common, int);
+      return brokerCommand(name, rest, values, common, int, env);
     case 'validate':
       if (rest.length === 0)
         throw new UsageError('validate needs at least one FILE (or - for stdin)');

@@ -65,6 +65,7 @@ export function brokerCommand(
   values: FlagValues,
   common: CommonOptions,
   int: IntFlag,
+  env: Readonly<Record<string, string | undefined>> = {},
 ): Command {
   if (rest.length > 0) throw new UsageError(`${name} takes no arguments, got ${rest.join(' ')}`);
   const stream = text(values, 'stream');
@@ -93,6 +94,8 @@ export function brokerCommand(
     checkpointEvery: int('checkpoint-every', 1000, 0),
     partitioned: partitions !== undefined,
     allowSharedConsumer: values['allow-shared-consumer'] === true,
+    ...(partitions === undefined ? {} : { partitions: partitions.partitions }),
+    ...statusEndpoint(values, int, env),
   };
   if (name === 'nats') {
     if (subject === undefined) throw new UsageError('nats needs --subject');
@@ -126,4 +129,26 @@ export function brokerCommand(
       batchSize: 256,
     },
   };
+}
+
+/** `--status-port` (with `--host`, default loopback, and the token of `--token-env`). */
+function statusEndpoint(
+  values: FlagValues,
+  int: IntFlag,
+  env: Readonly<Record<string, string | undefined>>,
+): Pick<ConsumeOptions, 'status'> {
+  if (values['status-port'] === undefined) return {};
+  const host = text(values, 'host') ?? '127.0.0.1';
+  const tokenEnv = text(values, 'token-env') ?? 'AGENT_OTEL_BRIDGE_HTTP_TOKEN';
+  const token = env[tokenEnv]?.trim() || undefined;
+  if (values['token-env'] !== undefined && token === undefined)
+    throw new UsageError(`--token-env ${tokenEnv}: that variable is not set`);
+  const loopback = host === 'localhost' || host === '::1' || host.startsWith('127.');
+  if (!loopback && token === undefined && values['allow-unauthenticated'] !== true)
+    throw new UsageError(
+      `refusing to serve /runs on ${host} without a token: set AGENT_OTEL_BRIDGE_HTTP_TOKEN (or --token-env), or pass --allow-unauthenticated`,
+    );
+  const port = int('status-port', 0, 0);
+  if (port > 65535) throw new UsageError(`--status-port must be 0–65535, got ${port}`);
+  return { status: { host, port, token } };
 }

@@ -1,6 +1,7 @@
 // What a command is given: the parsed command line and the process's streams. Every command and
 // the argument parser stand on this file; it imports none of them.
 import type { Writable } from 'node:stream';
+import type { TopOptions } from './commands/top.js';
 import type { InputDialect } from '../events/dialect-name.js';
 import type { RouterOptions } from '../partitions/router.js';
 import type { Env } from '../sink-options.js';
@@ -43,6 +44,14 @@ export interface ConsumeOptions {
   readonly partitioned: boolean;
   /** Without partitions: start even when another consumer reads the same durable or group. */
   readonly allowSharedConsumer: boolean;
+  /** Serve `GET /runs` and `GET /healthz` here (undefined: no status endpoint). */
+  readonly status?: {
+    readonly host: string;
+    readonly port: number;
+    readonly token: string | undefined;
+  };
+  /** Partitions of the stream, to say which one each open run belongs to. */
+  readonly partitions?: number;
 }
 
 /** `serve`. */
@@ -107,6 +116,7 @@ export type Command =
       readonly common: CommonOptions;
     }
   | { readonly name: 'serve'; readonly serve: ServeOptions; readonly common: CommonOptions }
+  | { readonly name: 'top'; readonly top: TopOptions }
   | { readonly name: 'help'; readonly command?: CommandName }
   | { readonly name: 'version' };
 

@@ -159,6 +159,10 @@ async function main(argv: readonly string[]): Promise<number> {
         brokerCheckpointStore(command),
       );
     }
+    case 'top': {
+      const { runTop } = await import('./commands/top.js');
+      return runTop(io, command.top);
+    }
     case 'route': {
       const { runRouter } = await import('./commands/route.js');
       return runRouter(io, command);

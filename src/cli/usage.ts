@@ -12,6 +12,8 @@ Commands:
   redis             Consume a Redis stream with a consumer group (at-least-once)
   route nats|redis  Republish the runtime's single stream by run to P partitions (for --partitions)
   serve             Accept events over HTTP: POST /v1/events (NDJSON or a JSON array)
+  top [URL]         Watch the runs in progress of a running bridge (serve, or nats/redis
+                    --status-port; default http://127.0.0.1:4320), refreshed in place
   help              Show this help
 
 Options:
@@ -47,11 +49,15 @@ Options:
   --end-open-runs-on-shutdown  nats/redis: end open runs as abandoned instead of leaving them for redelivery
   --allow-shared-consumer  nats/redis without --partitions: start even when another consumer reads the
                         same durable / group (each would see part of every run: see docs/scaling-out.md)
+  --status-port N       nats/redis: serve GET /runs (the runs in progress) and /healthz on this port;
+                        with --workers, worker k on N+k-1 (0: any free port, printed)
+  --interval-ms N       top: refresh interval (default 1000)
+  --once                top: print one frame and exit (also when stdout is not a terminal)
   --port N              serve: port (default 4320)
-  --host ADDR           serve: address to bind (default 127.0.0.1)
-  --token-env NAME      serve: require 'Authorization: Bearer <token>', the token read from env NAME
-                        (default AGENT_OTEL_BRIDGE_HTTP_TOKEN when set); required beyond loopback
-  --allow-unauthenticated  serve: bind beyond loopback without a token
+  --host ADDR           serve, --status-port: address to bind (default 127.0.0.1)
+  --token-env NAME      serve, --status-port, top: require (top: send) 'Authorization: Bearer <token>', the token read
+                        from env NAME (default AGENT_OTEL_BRIDGE_HTTP_TOKEN when set); required beyond loopback
+  --allow-unauthenticated  serve, --status-port: bind beyond loopback without a token
   --max-body-bytes N    serve: largest request body (default 10485760)
   --max-line-bytes N    serve: largest line (default 1048576)
   --max-requests-per-second N  serve: per client address, bursts of twice that; beyond: 429 (default 1000)
@@ -103,6 +109,10 @@ export const COMMAND_OPTIONS = {
     'partition-stream',
     'lease-ms',
     'instance-id',
+    'status-port',
+    'host',
+    'token-env',
+    'allow-unauthenticated',
     'dialect',
     'agent-name',
     'capture-content',
@@ -123,6 +133,10 @@ export const COMMAND_OPTIONS = {
     'workers',
     'lease-ms',
     'instance-id',
+    'status-port',
+    'host',
+    'token-env',
+    'allow-unauthenticated',
     'dialect',
     'agent-name',
     'capture-content',
@@ -157,6 +171,7 @@ export const COMMAND_OPTIONS = {
     'capture-content',
     'quiet',
   ],
+  top: ['interval-ms', 'once', 'token-env'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type CommandName = keyof typeof COMMAND_OPTIONS;

@@ -59,12 +59,8 @@ export function createBridgeSink(
   const config = resolveConfig(options);
   const tracerProvider = config.tracerProvider ?? trace.getTracerProvider();
   const meterProvider = config.meterProvider ?? metrics.getMeterProvider();
-  const { tracker, buffer, tally, limitHit, scrub, guardIdentifiers, stopGauges } = createSinkMapping(
-    config,
-    tracerProvider,
-    meterProvider,
-    log,
-  );
+  const { tracker, buffer, tally, limitHit, scrub, guardIdentifiers, stopGauges } =
+    createSinkMapping(config, tracerProvider, meterProvider, log);
   const events: Record<EventOutcome, number> = {
     accepted: 0,
     rejected: 0,

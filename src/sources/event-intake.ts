@@ -1,6 +1,7 @@
 import type { InputDialect } from '../events/dialect-name.js';
 import type { BridgeSink } from '../sink/bridge-sink.js';
 import type { EventStream, HandleResult } from '../sink/agent-otel-sink.js';
+import type { OpenRunsView } from './open-runs-answer.js';
 
 /** A line of a request: its text, or why the reader refused it before parsing. */
 export type IntakeLine =
@@ -28,6 +29,8 @@ export interface EventIntake {
   ): readonly LineOutcome[] | Promise<readonly LineOutcome[]>;
   /** Counts a hit of the server's own limit (request rate, body size, …); says so once. */
   limitHit(limit: string, message: string): void;
+  /** The runs in progress, oldest first, at most `limit` (`GET /runs`). */
+  openRuns(limit: number): OpenRunsView | Promise<OpenRunsView>;
 }
 
 /** Named streams kept at most (the oldest is forgotten first). */
@@ -55,5 +58,6 @@ export function sinkIntake(sink: BridgeSink): EventIntake {
       );
     },
     limitHit: (limit, message) => sink.limitHit(limit, message),
+    openRuns: (limit) => sink.openRuns(limit),
   };
 }

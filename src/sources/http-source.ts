@@ -9,6 +9,7 @@ import type { InputDialect } from '../events/dialect-name.js';
 import type { EventIntake, IntakeLine, LineOutcome } from './event-intake.js';
 import { createBearerCheck } from './bearer-auth.js';
 import { ClientRateLimit } from './rate-limit.js';
+import { runsLimit } from './open-runs-answer.js';
 
 export interface HttpSourceOptions {
   readonly host: string;
@@ -69,7 +70,8 @@ interface LineReport {
 /**
  * `POST /v1/events`: NDJSON (or a JSON array) of agent events, handed to `intake`, answered
  * with per-line results. `X-Agent-Dialect` names the dialect; `X-Agent-Stream` scopes runs without
- * run ids across requests (default: each request is its own stream). `GET /healthz`, `GET /readyz`.
+ * run ids across requests (default: each request is its own stream). `GET /runs` lists the runs
+ * in progress (with the token, when one is set). `GET /healthz`, `GET /readyz`.
  */
 export async function startHttpSource(
   intake: EventIntake,
@@ -223,6 +225,22 @@ export async function startHttpSource(
     if (path === '/healthz' && req.method === 'GET') return send(res, 200, { status: 'ok' });
     if (path === '/readyz' && req.method === 'GET')
       return send(res, draining ? 503 : 200, { status: draining ? 'draining' : 'ready' });
+    if (path === '/runs') {
+      if (req.method !== 'GET') return send(res, 405, { error: 'use GET' }, { allow: 'GET' });
+      if (!authorized(req.headers.authorization))
+        return send(
+          res,
+          401,
+          { error: 'missing or wrong bearer token' },
+          { 'www-authenticate': 'Bearer' },
+        );
+      const limit = runsLimit(req.url ?? '/');
+      if (typeof limit === 'string') return send(res, 400, { error: limit });
+      Promise.resolve(intake.openRuns(limit))
+        .then((view) => send(res, 200, view))
+        .catch(() => send(res, 500, { error: 'internal error' }));
+      return;
+    }
     if (path !== '/v1/events') return send(res, 404, { error: 'not found' });
     if (req.method !== 'POST') return send(res, 405, { error: 'use POST' }, { allow: 'POST' });
     if (draining) return send(res, 503, { error: 'shutting down' }, { connection: 'close' });

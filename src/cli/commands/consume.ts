@@ -5,6 +5,8 @@ import { resolveConfig } from '../../config.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../../version.js';
 import type { BrokerSource } from '../../sources/broker-source.js';
 import { DeliveryLedger } from '../../sources/delivery-ledger.js';
+import { startStatusServer } from '../../sources/status-server.js';
+import { partitionOf } from '../../partitions/partition-of.js';
 import { startTelemetry } from '../../telemetry/index.js';
 import { describeTraceDestination } from '../../telemetry/index.js';
 import { commandSinkOptions, createCommandSink } from '../command-sink.js';
@@ -128,6 +130,23 @@ export async function runConsumer(
     if (!options.partitioned) await checkpoints.restore(undefined);
   }
   say(`consuming ${source.description}; ${describeTraceDestination(io.env)}`);
+  const partitions = options.partitions;
+  const status =
+    options.status === undefined
+      ? undefined
+      : await startStatusServer({
+          ...options.status,
+          openRuns: (limit) => {
+            const view = sink.openRuns(limit);
+            if (partitions === undefined) return view;
+            const runs = view.runs.map((run) => ({
+              ...run,
+              partition: partitionOf(run.runId, partitions),
+            }));
+            return { open: view.open, runs };
+          },
+        });
+  if (status !== undefined) say(`runs in progress at ${status.url}/runs`);
   const started = performance.now();
   let messages = 0;
   let exporting = false;
@@ -197,6 +216,7 @@ export async function runConsumer(
   await telemetry.shutdown();
   await source.close();
   await checkpoints?.close();
+  await status?.close();
   clearTimeout(deadline);
   if (!common.quiet) {
     const seconds = (performance.now() - started) / 1000;

@@ -17,6 +17,8 @@ import type {
   ToServeWorker,
 } from './worker-protocol.js';
 import { mergeStats, sumDelivered } from './worker-results.js';
+import { mergeOpenRuns } from '../../sources/open-runs-answer.js';
+import type { OpenRunsView } from '../../sources/open-runs-answer.js';
 
 type Finished = Extract<FromServeWorker, { type: 'finished' }>;
 
@@ -43,6 +45,20 @@ export function startWorkerBackend(
   onFailure: (error: Error) => void,
 ): ServeBackend {
   const pending = new Map<number, Pending>();
+  // `GET /runs` asks every worker; the answer waits for all of them.
+  const views = new Map<
+    number,
+    { readonly views: OpenRunsView[]; readonly limit: number; resolve(view: OpenRunsView): void }
+  >();
+  let viewRequests = 0;
+  const viewAnswered = (id: number, view: OpenRunsView) => {
+    const asked = views.get(id);
+    if (asked === undefined) return;
+    asked.views.push(view);
+    if (asked.views.length < count) return;
+    views.delete(id);
+    asked.resolve(mergeOpenRuns(asked.views, asked.limit));
+  };
   const statuses: ExportStatus[] = [];
   let requests = 0;
   let failed: Error | undefined;
@@ -52,6 +68,9 @@ export function startWorkerBackend(
     failed = error;
     for (const p of pending.values()) p.reject(error);
     pending.clear();
+    // What the living workers said is still worth showing.
+    for (const asked of views.values()) asked.resolve(mergeOpenRuns(asked.views, asked.limit));
+    views.clear();
     onFailure(error);
   };
   // A worker's results, or undefined when it died first.
@@ -68,6 +87,7 @@ export function startWorkerBackend(
     finished.push(new Promise((resolve) => (done = resolve)));
     worker.on('message', (message: FromServeWorker) => {
       if (message.type === 'finished') return done(message);
+      if (message.type === 'runs') return viewAnswered(message.id, message.view);
       statuses[k] = message.status;
       if (message.type !== 'answer') return;
       const p = pending.get(message.id);
@@ -155,6 +175,14 @@ export function startWorkerBackend(
         });
       },
       limitHit: (limit, message) => post(0, { type: 'limit', limit, message }),
+      openRuns(limit) {
+        if (failed !== undefined) return Promise.reject(failed);
+        const id = (viewRequests += 1);
+        return new Promise((resolve) => {
+          views.set(id, { views: [], limit, resolve });
+          for (let k = 0; k < count; k += 1) post(k, { type: 'runs', id, limit });
+        });
+      },
     },
     status: () => ({
       inOutage: statuses.some((s) => s.inOutage),

@@ -66,6 +66,8 @@ async function answer(batch: RequestBatch): Promise<LineOutcome[]> {
 async function handle(message: ToServeWorker): Promise<void> {
   if (message.type === 'limit') {
     backend.intake.limitHit(message.limit, message.message);
+  } else if (message.type === 'runs') {
+    post({ type: 'runs', id: message.id, view: await backend.intake.openRuns(message.limit) });
   } else if (message.type === 'end') {
     clearInterval(timer);
     const { stats, delivered } = await backend.close();

@@ -19,7 +19,13 @@ export async function runWorkerProcesses(
   report: (message: string) => void,
 ): Promise<number> {
   const base = instanceIdOf(argv) ?? `${hostname()}-${process.pid}`;
-  const childArgv = withoutOptions(argv, ['--workers', '--instance-id']);
+  const statusPort = optionOf(argv, '--status-port');
+  const childArgv = withoutOptions(argv, ['--workers', '--instance-id', '--status-port']);
+  // Each worker serves its own runs: worker k on the status port + k − 1 (0: any free port).
+  const statusOf = (k: number): string[] =>
+    statusPort === undefined
+      ? []
+      : ['--status-port', String(Number(statusPort) === 0 ? 0 : Number(statusPort) + k - 1)];
   let stopping = false;
   let stoppedWith: NodeJS.Signals | undefined;
   const running = new Set<ChildProcess>();
@@ -30,7 +36,14 @@ export async function runWorkerProcesses(
     new Promise((resolve) => {
       const child = spawn(
         process.execPath,
-        [...process.execArgv, process.argv[1]!, ...childArgv, '--instance-id', `${base}-w${k}`],
+        [
+          ...process.execArgv,
+          process.argv[1]!,
+          ...childArgv,
+          '--instance-id',
+          `${base}-w${k}`,
+          ...statusOf(k),
+        ],
         { stdio: ['ignore', 'inherit', 'inherit'], env: workerEnv(process.env, k) },
       );
       running.add(child);
@@ -66,10 +79,15 @@ export async function runWorkerProcesses(
 }
 
 function instanceIdOf(argv: readonly string[]): string | undefined {
+  return optionOf(argv, '--instance-id');
+}
+
+/** The value of option `name` in `argv` (`--name value` or `--name=value`). */
+function optionOf(argv: readonly string[], name: string): string | undefined {
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
-    if (arg === '--instance-id') return argv[i + 1];
-    if (arg.startsWith('--instance-id=')) return arg.slice('--instance-id='.length);
+    if (arg === name) return argv[i + 1];
+    if (arg.startsWith(`${name}=`)) return arg.slice(name.length + 1);
   }
   return undefined;
 }

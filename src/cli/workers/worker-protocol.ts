@@ -2,6 +2,7 @@ import type { InputDialect } from '../../events/dialect-name.js';
 import type { SinkStats } from '../../sink/agent-otel-sink.js';
 import type { CommonOptions } from '../command.js';
 import type { LineOutcome } from '../../sources/event-intake.js';
+import type { OpenRunsView } from '../../sources/open-runs-answer.js';
 
 // What the main thread and the ingest workers tell each other.
 
@@ -71,6 +72,7 @@ export interface RequestBatch {
 
 export type ToServeWorker =
   | RequestBatch
+  | { readonly type: 'runs'; readonly id: number; readonly limit: number }
   | { readonly type: 'limit'; readonly limit: string; readonly message: string }
   | { readonly type: 'end' };
 
@@ -89,6 +91,7 @@ export type FromServeWorker =
       readonly status: ExportStatus;
     }
   | { readonly type: 'status'; readonly status: ExportStatus }
+  | { readonly type: 'runs'; readonly id: number; readonly view: OpenRunsView }
   | {
       readonly type: 'finished';
       readonly stats: SinkStats;
