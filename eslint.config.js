@@ -103,7 +103,7 @@ export default tseslint.config(
   { files: ['src/cli/**', 'test/**', 'bench/**', 'scripts/**'], rules: { 'no-console': 'off' } },
   { files: ['eslint.config.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   {
-    files: ['bench/**/*.mjs', 'scripts/**/*.mjs'],
+    files: ['bench/**/*.mjs', 'scripts/**/*.mjs', 'test/**/*.mjs'],
     languageOptions: {
       globals: {
         process: 'readonly',

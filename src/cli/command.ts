@@ -1,7 +1,6 @@
 // What a command is given: the parsed command line and the process's streams. Every command and
 // the argument parser stand on this file; it imports none of them.
 import type { Writable } from 'node:stream';
-import type { TopOptions } from './commands/top.js';
 import type { InputDialect } from '../events/dialect-name.js';
 import type { RouterOptions } from '../partitions/router.js';
 import type { Env } from '../sink-options.js';
@@ -52,6 +51,16 @@ export interface ConsumeOptions {
   };
   /** Partitions of the stream, to say which one each open run belongs to. */
   readonly partitions?: number;
+}
+
+/** `top`. */
+export interface TopOptions {
+  /** The bridge's base URL (`serve`, or a broker mode's `--status-port`). */
+  readonly url: string;
+  readonly token: string | undefined;
+  readonly intervalMillis: number;
+  /** Print one frame and exit (for scripts and captures). */
+  readonly once: boolean;
 }
 
 /** `serve`. */

@@ -177,7 +177,8 @@ describe('a run seen while it runs (serve)', () => {
     await waitFor(async () => (await runs()).open === 1000, 15_000, '1 000 open runs');
     const limited = await runs();
     expect(limited.runs).toHaveLength(1000);
-    expect((await (await fetch(`${url}/runs?limit=5`)).json()).runs).toHaveLength(5);
+    const five = (await (await fetch(`${url}/runs?limit=5`)).json()) as { runs: unknown[] };
+    expect(five.runs).toHaveLength(5);
     expect((await fetch(`${url}/runs?limit=0`)).status).toBe(400);
     const top = await runCli(['top', url, '--once']);
     expect(top.stderr).toBe('');

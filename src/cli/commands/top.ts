@@ -1,15 +1,6 @@
 import type { OpenRunsView } from '../../sources/open-runs-answer.js';
-import type { Io } from '../command.js';
+import type { Io, TopOptions } from '../command.js';
 import { renderTop } from '../output/top-view.js';
-
-export interface TopOptions {
-  /** The bridge's base URL (`serve`, or a broker mode's `--status-port`). */
-  readonly url: string;
-  readonly token: string | undefined;
-  readonly intervalMillis: number;
-  /** Print one frame and exit (for scripts and captures). */
-  readonly once: boolean;
-}
 
 const CLEAR = '\x1b[H\x1b[2J';
 const HIDE_CURSOR = '\x1b[?25l';
