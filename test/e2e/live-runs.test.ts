@@ -10,6 +10,10 @@ import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import type { OtlpReceiver } from '../helpers/otlp-receiver.js';
 import type { OtlpMetric } from '../helpers/otlp-protobuf.js';
 import { divergentDuplicates, waitFor } from '../helpers/wire-spans.js';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { deleteNatsStream, NATS_URL } from '../helpers/brokers.js';
+import { partitionOf } from '../../src/partitions/partition-of.js';
 
 const INTERVAL_MILLIS = 1000;
 
@@ -194,5 +198,109 @@ describe('a run seen while it runs (serve)', () => {
     const top = await runCli(['top', 'http://127.0.0.1:9', '--once']);
     expect(top.code).toBe(1);
     expect(top.stderr).toMatch(/cannot read http:\/\/127\.0\.0\.1:9\/runs/);
+  });
+});
+
+describe('the runs in progress of a broker mode (nats --partitions --status-port)', () => {
+  it('lists each open run with its partition, as top shows them', async () => {
+    const id = randomUUID().slice(0, 8);
+    const stream = `AOB_LIVE_${id}`;
+    const subject = `live.${id}.events`;
+    const partitions = 4;
+    const nc = await connect({ servers: NATS_URL });
+    await (await jetstreamManager(nc)).streams.add({ name: stream, subjects: [`${subject}.*`] });
+    const js = jetstream(nc);
+    const t0 = Date.now();
+    const ids = Array.from({ length: 8 }, () => randomUUID());
+    for (const runId of ids) {
+      const p = partitionOf(runId, partitions);
+      for (const text of [
+        line('RunStarted', runId, t0, { provider: 'openai', model: 'gpt-4o-mini' }),
+        ...call(runId, 1, t0 + 10, 50, 5),
+      ])
+        await js.publish(`${subject}.${p}`, text);
+    }
+    await nc.drain();
+    const cli = startCli([
+      'nats',
+      '--url',
+      NATS_URL,
+      '--stream',
+      stream,
+      '--subject',
+      subject,
+      '--partitions',
+      String(partitions),
+      '--lease-ms',
+      '1500',
+      '--status-port',
+      '0',
+    ]);
+    try {
+      await cli.waitForStderr(/runs in progress at (http:\/\/\S+)\/runs/);
+      const base = /runs in progress at (http:\/\/\S+)\/runs/.exec(cli.stderr())![1]!;
+      let view = {
+        open: 0,
+        runs: [] as { runId: string; partition?: number; inputTokens: number }[],
+      };
+      await waitFor(
+        async () => {
+          view = (await (await fetch(`${base}/runs`)).json()) as typeof view;
+          return view.open === ids.length;
+        },
+        20_000,
+        `${ids.length} open runs on ${base}/runs`,
+      );
+      for (const run of view.runs) {
+        expect(run.partition).toBe(partitionOf(run.runId, partitions));
+        expect(run.inputTokens).toBe(50);
+      }
+      expect(view.runs.map((r) => r.runId).sort()).toEqual([...ids].sort());
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+      const top = await runCli(['top', base, '--once']);
+      expect(top.stdout).toMatch(/PART/);
+      expect(top.stdout.split('\n')[1]).toMatch(/^8 runs open/);
+    } finally {
+      await cli.stop('SIGKILL');
+      await deleteNatsStream(stream);
+    }
+  });
+});
+
+describe('the runs in progress of serve --workers', () => {
+  it('gathers them from every worker thread, oldest first', async () => {
+    const cli = startCli(['serve', '--port', '0', '--workers', '2'], {
+      OTEL_TRACES_EXPORTER: 'none',
+      OTEL_METRICS_EXPORTER: 'none',
+    });
+    try {
+      await cli.waitForStderr(/listening on (http:\/\/\S+)\/v1\/events/);
+      const base = /listening on (http:\/\/\S+)\/v1\/events/.exec(cli.stderr())![1]!;
+      const t0 = Date.now() - 10_000;
+      const ids = Array.from({ length: 40 }, () => randomUUID());
+      const lines = ids.flatMap((runId, i) => [
+        line('RunStarted', runId, t0 + i, { provider: 'openai', model: 'gpt-4o-mini' }),
+        ...call(runId, 1, t0 + i + 1, 10, 1),
+      ]);
+      const response = await fetch(`${base}/v1/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-ndjson' },
+        body: lines.join('\n'),
+      });
+      expect(response.status).toBe(200);
+      let view = { open: 0, runs: [] as { runId: string; startedAt: string }[] };
+      await waitFor(
+        async () => {
+          view = (await (await fetch(`${base}/runs?limit=30`)).json()) as typeof view;
+          return view.open === ids.length;
+        },
+        15_000,
+        `${ids.length} open runs over both workers`,
+      );
+      // The 30 oldest of both workers' runs, in order of their start.
+      expect(view.runs.map((r) => r.runId)).toEqual(ids.slice(0, 30));
+    } finally {
+      await cli.stop('SIGKILL');
+    }
   });
 });
