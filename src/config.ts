@@ -98,6 +98,13 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/**
+ * Runtime-specific attributes per span at most: the SDK's default limit of 128 attributes per span
+ * minus room for the contract's own (at most about 20 per span, some set only at the span's end),
+ * so that `gen_ai.usage.*`, the outcome or the error type are never the attributes dropped.
+ */
+export const MAX_ANNOTATION_ATTRIBUTES = 96;
+
 /** The options that are positive integers, with the environment variable each is read from. */
 const POSITIVE_INT_ENV = {
   idleTimeoutMillis: 'AGENT_OTEL_BRIDGE_IDLE_TIMEOUT_MS',
@@ -144,6 +151,10 @@ export function resolveConfig(
   const maxToolsPerRun = positive('maxToolsPerRun');
   const maxEventsPerSpan = positive('maxEventsPerSpan');
   const maxAttributesPerSpan = positive('maxAttributesPerSpan');
+  if (maxAttributesPerSpan > MAX_ANNOTATION_ATTRIBUTES)
+    throw new ConfigError(
+      `maxAttributesPerSpan must be at most ${MAX_ANNOTATION_ATTRIBUTES}, got ${maxAttributesPerSpan}: the SDK keeps 128 attributes per span, and the contract's own (tokens, outcome, …) must always fit beside the runtime's`,
+    );
   const maxAttributeLength = positive('maxAttributeLength');
   const maxJsonDepth = positive('maxJsonDepth');
   const dialect = options.dialect ?? envDialect(env) ?? DEFAULTS.dialect;

@@ -60,7 +60,7 @@ export interface AgentOtelSinkOptions {
   readonly maxToolsPerRun?: number;
   /** Span events the bridge adds to one span; more are dropped and counted. Env `AGENT_OTEL_BRIDGE_MAX_EVENTS_PER_SPAN`. Default: 128. */
   readonly maxEventsPerSpan?: number;
-  /** Runtime-specific attributes (annotations) on one span; more are dropped and counted. Env `AGENT_OTEL_BRIDGE_MAX_ATTRIBUTES_PER_SPAN`. Default: 64. */
+  /** Runtime-specific attributes (annotations) on one span; more are dropped and counted. Env `AGENT_OTEL_BRIDGE_MAX_ATTRIBUTES_PER_SPAN`. Default: 64, at most 96 (the contract's own attributes always fit in the SDK's 128). */
   readonly maxAttributesPerSpan?: number;
   /** Longest free-text attribute value in characters (error texts, annotations); longer ones are cut and counted. Env `AGENT_OTEL_BRIDGE_MAX_ATTRIBUTE_LENGTH`. Default: 4096. */
   readonly maxAttributeLength?: number;

@@ -27,6 +27,10 @@ import { resolveExporterNames, resolveProtocol } from './exporter-choice.js';
 import { WatchedMetricExporter, WatchedSpanExporter } from './export/export-watcher.js';
 import { RetryingMetricExporter, RetryingSpanExporter } from './export/retrying-export.js';
 import { SerialMetricExporter } from './export/serial-metric-exporter.js';
+import {
+  DEFAULT_MAX_EXPORT_BYTES,
+  SizeBoundedSpanExporter,
+} from './export/size-bounded-span-exporter.js';
 
 /** How much longer than the holding a processor or reader waits for an export. */
 const HELD_EXPORT_MARGIN_MILLIS = 30_000;
@@ -124,7 +128,11 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
   } else {
     const names = resolveExporterNames(env, 'OTEL_TRACES_EXPORTER');
     if (names.includes('otlp')) {
-      const otlp = otlpTraceExporter(env);
+      // Requests below the usual body limits: a batch that would pass them is sent in parts.
+      const otlp = new SizeBoundedSpanExporter(
+        otlpTraceExporter(env),
+        envMillis(env, 'AGENT_OTEL_BRIDGE_MAX_EXPORT_BYTES') ?? DEFAULT_MAX_EXPORT_BYTES,
+      );
       const listener = options.exportListener;
       const exporter =
         hold === undefined

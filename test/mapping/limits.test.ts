@@ -190,6 +190,35 @@ describe('span and input limits', () => {
     ).toBe(2);
   });
 
+  it("never lets runtime attributes crowd out the contract's own: tokens and outcome always fit", () => {
+    expect(() => createHarness({ maxAttributesPerSpan: 97 })).toThrow(/at most 96/);
+    const h = createHarness({ maxAttributesPerSpan: 96 });
+    h.sink.handle({ type: 'RunStarted', runId: RUN_A, time: time(0), provider: 'p', model: 'm' });
+    for (let i = 0; i < 200; i += 1)
+      h.sink.handle({
+        type: 'Annotation',
+        runId: RUN_A,
+        time: time(1),
+        target: 'run',
+        attributes: { [`x.k${i}`]: String(i) },
+      });
+    h.sink.handle({
+      type: 'UsageRecorded',
+      runId: RUN_A,
+      time: time(2),
+      usage: { inputTokens: 7, outputTokens: 3 },
+    });
+    h.sink.handle({ type: 'RunFailed', runId: RUN_A, time: time(3), error: 'boom' });
+    const run = h.spans().find((s) => s.name === 'invoke_agent')!;
+    expect(Object.keys(run.attributes).filter((k) => k.startsWith('x.'))).toHaveLength(96);
+    expect(run.attributes).toMatchObject({
+      'gen_ai.usage.input_tokens': 7,
+      'gen_ai.usage.output_tokens': 3,
+      'agent.run.outcome': 'failed',
+      'error.type': expect.any(String),
+    });
+  });
+
   it('cuts free texts to maxAttributeLength after scrubbing them', async () => {
     const h = createHarness({ maxAttributeLength: 40 });
     const error = `token=abcdefghijklmnop ${'x'.repeat(10_000)}`;
