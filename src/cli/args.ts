@@ -146,6 +146,7 @@ export function parseCommand(
           prometheusPort:
             values['prometheus-port'] === undefined ? undefined : int('prometheus-port', 9464),
           workers,
+          graceMillis: int('grace-ms', 10_000),
           tls: readTls(values['tls-cert'], values['tls-key']),
         },
       };
@@ -159,7 +160,17 @@ export function parseCommand(
         throw new UsageError(
           '--workers needs OTLP output: the terminal trace tree is drawn by one',
         );
-      return { name, files, strict: values.strict === true, follow, workers, common };
+      if (values['grace-ms'] !== undefined && !follow)
+        throw new UsageError('--grace-ms is for ingest --follow (a finite ingest ends by itself)');
+      return {
+        name,
+        files,
+        strict: values.strict === true,
+        follow,
+        workers,
+        graceMillis: int('grace-ms', 10_000),
+        common,
+      };
     }
     case 'demo': {
       if (rest.length > 0) throw new UsageError(`demo takes no arguments, got ${rest.join(' ')}`);

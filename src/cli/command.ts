@@ -69,6 +69,8 @@ export interface ServeOptions extends Omit<HttpSourceOptions, 'dialect'> {
   readonly prometheusPort: number | undefined;
   /** Worker threads mapping and exporting side by side (runs split between them). */
   readonly workers: number;
+  /** Longest the shutdown may take after SIGINT/SIGTERM. */
+  readonly graceMillis: number;
 }
 
 export type OutputMode = 'auto' | 'otlp' | 'terminal';
@@ -92,6 +94,8 @@ export type Command =
       readonly follow: boolean;
       /** Worker threads mapping and exporting side by side (runs split between them). */
       readonly workers: number;
+      /** With `follow`: longest the shutdown may take after SIGINT/SIGTERM. */
+      readonly graceMillis: number;
       readonly common: CommonOptions;
     }
   | { readonly name: 'demo'; readonly runs: number; readonly common: CommonOptions }

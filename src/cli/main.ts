@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { ConfigError } from '../config.js';
 import { createDemoLines } from '../sources/demo-runs.js';
 import { followFile } from '../sources/follow-file.js';
+import { armGrace } from './grace.js';
 import { readLines } from '../sources/ndjson-lines.js';
 import type { InputLine } from '../sources/ndjson-lines.js';
 import { PACKAGE_VERSION } from '../version.js';
@@ -82,8 +83,16 @@ async function main(argv: readonly string[]): Promise<number> {
       }
       const stop = new AbortController();
       if (command.follow) {
-        process.once('SIGINT', () => stop.abort());
-        process.once('SIGTERM', () => stop.abort());
+        const stopping = () => {
+          stop.abort();
+          armGrace(
+            command.graceMillis,
+            (line) => process.stderr.write(line),
+            'what was not yet exported',
+          );
+        };
+        process.once('SIGINT', stopping);
+        process.once('SIGTERM', stopping);
       }
       const inputs: Input[] = command.files.map((file) => ({
         name: file === '-' ? 'stdin' : file,

@@ -38,8 +38,8 @@ Options:
   --group NAME          redis: consumer group, created when missing (default agent-otel-bridge)
   --consumer NAME       redis: consumer name, keep it stable across restarts (default the host name)
   --claim-idle-ms N     redis: claim other consumers' entries idle this long at start (default 60000)
-  --grace-ms N          nats/redis: longest graceful shutdown (default 10000); crabtalk: longest
-                        final export at SIGINT/SIGTERM (default 5000)
+  --grace-ms N          nats/redis, serve, ingest --follow: longest graceful shutdown after SIGINT/SIGTERM,
+                        then exit 3 (default 10000); crabtalk: longest final export (default 5000)
   --partitions P        route: partitions to republish to; nats/redis: consume the partitions this
                         instance holds leases on (<subject>.<p>, <key>:<p>), shared with other instances
   --partition-stream NAME  nats --partitions: the stream holding <subject>.<p> (default --stream)
@@ -83,6 +83,7 @@ export const COMMAND_OPTIONS = {
     'dialect',
     'strict',
     'follow',
+    'grace-ms',
     'workers',
     'output',
     'agent-name',
@@ -155,6 +156,7 @@ export const COMMAND_OPTIONS = {
     'quiet',
   ],
   serve: [
+    'grace-ms',
     'port',
     'host',
     'token-env',

@@ -27,6 +27,8 @@ import { resolveExporterNames, resolveProtocol } from './exporter-choice.js';
 import { WatchedMetricExporter, WatchedSpanExporter } from './export/export-watcher.js';
 import { RetryingMetricExporter, RetryingSpanExporter } from './export/retrying-export.js';
 import { SerialMetricExporter } from './export/serial-metric-exporter.js';
+import { Outage } from './export/outage.js';
+import { probeCollector } from './collector-probe.js';
 import {
   DEFAULT_MAX_EXPORT_BYTES,
   SizeBoundedSpanExporter,
@@ -88,6 +90,11 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
 
   const readers: IMetricReader[] = [...(options.metricReaders ?? [])];
   const hold = options.holdThroughOutageMillis;
+  // One outage for spans and metrics alike: the hold is one budget however many exports wait.
+  const outage =
+    hold === undefined
+      ? undefined
+      : new Outage(hold, (error) => options.exportListener?.outageStarted?.(error));
   // An export held through an outage must not be timed out by its processor or reader first.
   const exportTimeout = hold === undefined ? undefined : hold + HELD_EXPORT_MARGIN_MILLIS;
   const picked = options.disableMetrics === true ? [] : chooseMetricExporters(env);
@@ -95,7 +102,7 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
     // The collector's exporters are held through outages and watched; the console's is not.
     const console = exporter instanceof ConsoleMetricExporter;
     const chosen =
-      console || hold === undefined ? exporter : new RetryingMetricExporter(exporter, hold);
+      console || outage === undefined ? exporter : new RetryingMetricExporter(exporter, outage);
     const metricExporter =
       console || options.exportListener === undefined
         ? chosen
@@ -121,6 +128,12 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
     );
   }
   const meterProvider = new MeterProvider({ resource, readers });
+  // Where exports are held, whether anything listens at the address decides how long (`Outage`).
+  if (outage !== undefined)
+    void probeCollector(env).then((problem) => {
+      if (problem === undefined) outage.reachable();
+      else options.exportListener?.collectorUnreachable?.(problem);
+    });
 
   const spanProcessors: SpanProcessor[] = [];
   if (options.spanExporter !== undefined) {
@@ -135,9 +148,9 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
       );
       const listener = options.exportListener;
       const exporter =
-        hold === undefined
+        outage === undefined
           ? otlp
-          : new RetryingSpanExporter(otlp, hold, () => listener?.exportRetrying?.());
+          : new RetryingSpanExporter(otlp, outage, () => listener?.exportRetrying?.());
       const watched =
         options.exportListener === undefined
           ? exporter

@@ -10,6 +10,7 @@ describe('parseCommand', () => {
       strict: false,
       follow: false,
       workers: 1,
+      graceMillis: 10_000,
       common: {
         dialect: 'auto',
         output: 'auto',
@@ -104,6 +105,29 @@ describe('parseCommand', () => {
     expect(parseCommand(['serve', '--host', '0.0.0.0', '--allow-unauthenticated'])).toMatchObject({
       serve: { host: '0.0.0.0', token: undefined },
     });
+  });
+
+  it('takes --grace-ms for serve and ingest --follow, not for a finite ingest', () => {
+    expect(parseCommand(['serve', '--grace-ms', '3000'])).toMatchObject({
+      serve: { graceMillis: 3000 },
+    });
+    expect(parseCommand(['ingest', '--follow', 'a.log', '--grace-ms', '2000'])).toMatchObject({
+      graceMillis: 2000,
+    });
+    expect(() => parseCommand(['ingest', 'a.log', '--grace-ms', '2000'])).toThrow(
+      '--grace-ms is for ingest --follow',
+    );
+  });
+
+  it('takes top with a URL, --once and --interval-ms', () => {
+    expect(parseCommand(['top'])).toEqual({
+      name: 'top',
+      top: { url: 'http://127.0.0.1:4320', token: undefined, intervalMillis: 1000, once: false },
+    });
+    expect(parseCommand(['top', 'http://h:1', '--once', '--interval-ms', '250'])).toMatchObject({
+      top: { url: 'http://h:1', once: true, intervalMillis: 250 },
+    });
+    expect(() => parseCommand(['top', 'h:1'])).toThrow('must start with http://');
   });
 
   it('answers help and version', () => {

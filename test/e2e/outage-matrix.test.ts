@@ -123,7 +123,8 @@ const MODES: [string, Mode][] = [
   [
     'serve',
     async (receiver) => {
-      const cli = startCli(['serve', '--port', '0'], env(receiver));
+      // The outage may outlast the default grace (10 s) at shutdown: this server is given longer.
+      const cli = startCli(['serve', '--port', '0', '--grace-ms', '60000'], env(receiver));
       try {
         await cli.waitForStderr(/listening on (http:\/\/\S+)\/v1\/events/);
         const url = /listening on (http:\/\/\S+)\/v1\/events/.exec(cli.stderr())![1]!;

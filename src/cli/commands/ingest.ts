@@ -5,6 +5,8 @@ import { MAX_REPORTED_REJECTS, reportIngestEnd, sayUnknownOnce } from '../output
 import type { PipelineResult } from '../output/ingest-report.js';
 import { setUpOutput } from '../output/output.js';
 import { renderProgress } from '../output/summary.js';
+import { sayCollectorTrouble } from '../output/collector-trouble.js';
+import { describeTraceDestination } from '../../telemetry/index.js';
 
 const FLUSH_EVERY_LINES = 4096;
 const PROGRESS_INTERVAL_MILLIS = 200;
@@ -17,10 +19,13 @@ export async function runPipeline(
   inputs: readonly Input[],
 ): Promise<PipelineResult> {
   const delivery = createDeliveryTally(io.env);
+  if (!options.quiet) sayCollectorTrouble(io, delivery, describeTraceDestination(io.env));
   const output = await setUpOutput(options.output, io.env, {
     exportListener: delivery,
     holdThroughOutageMillis: exportHoldMillis(io.env),
   });
+  if (output.mode === 'otlp' && !options.quiet)
+    sayCollectorTrouble(io, delivery, output.destination);
   const sink = createCommandSink(io.env, options, {
     telemetry: output.telemetry,
     onRunEnd: (run) => delivery.runEnded(run),

@@ -8,6 +8,8 @@ import { EXIT_UNDELIVERED } from '../delivery.js';
 import { startLocalBackend } from './serve-backend.js';
 import type { CommonOptions, Io, ServeOptions } from '../command.js';
 import { renderSummary } from '../output/summary.js';
+import { armGrace } from '../grace.js';
+import { probeCollector } from '../../telemetry/collector-probe.js';
 
 /** `agent-otel-bridge serve`: the HTTP source until SIGINT/SIGTERM (or a worker's death). */
 export async function runServe(
@@ -61,14 +63,26 @@ export async function runServe(
   say(
     `listening on ${http.url}/v1/events${options.token === undefined ? '' : ' (bearer token required)'}; ${describeTraceDestination(io.env)}`,
   );
+  void probeCollector(io.env).then((problem) => {
+    if (problem !== undefined)
+      say(
+        `agent-otel-bridge: ${problem}; requests are answered 503 while exports fail, spans taken are held for it`,
+      );
+  });
   if (prometheus !== undefined)
     say(`Prometheus metrics on http://${options.host}:${options.prometheusPort}/metrics`);
   const started = performance.now();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   await stopped;
+  const disarm = armGrace(
+    options.graceMillis,
+    (line) => io.stderr.write(line),
+    'the spans still waiting for export',
+  );
   await http.close();
   const { stats, delivered } = await backend.close();
+  disarm();
   const undelivered = delivered.spans - delivered.delivered;
   if (undelivered > 0 || delivered.metricFailures > 0)
     io.stderr.write(

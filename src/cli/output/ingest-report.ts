@@ -1,6 +1,7 @@
 import type { SinkStats } from '../../sink/agent-otel-sink.js';
 import type { CommonOptions, Io } from '../command.js';
 import { exportHoldMillis } from '../delivery.js';
+import { UNREACHABLE_HOLD_MILLIS } from '../../telemetry/export/outage.js';
 import { renderJsonReport, renderReport } from './report.js';
 import type { ReportOutput } from './report.js';
 
@@ -92,6 +93,6 @@ function sayUndelivered(
   if (result.undeliveredSpans === 0 && result.metricFailures === 0) return;
   const metrics = result.metricFailures > 0 ? `, ${result.metricFailures} metric export(s)` : '';
   io.stderr.write(
-    `agent-otel-bridge: not delivered: ${result.undeliveredSpans} of ${result.spans} spans${metrics} — the collector (${result.destination}) did not take them within ${exportHoldMillis(io.env)} ms of retrying (AGENT_OTEL_BRIDGE_EXPORT_HOLD_MS)\n`,
+    `agent-otel-bridge: not delivered: ${result.undeliveredSpans} of ${result.spans} spans${metrics} — the collector (${result.destination}) did not take them; exports are held through an outage for up to ${exportHoldMillis(io.env)} ms in all (AGENT_OTEL_BRIDGE_EXPORT_HOLD_MS), ${UNREACHABLE_HOLD_MILLIS} ms while it was never reached\n`,
   );
 }

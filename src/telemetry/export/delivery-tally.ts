@@ -13,8 +13,22 @@ export class DeliveryTally implements ExportListener {
   private metricFailures = 0;
   private retrying = false;
 
+  /** Told once at the start of each collector outage (a command says it). */
+  onOutage: ((error: Error | undefined) => void) | undefined;
+
   /** @param exportsSpans whether spans go to a collector at all (else none are owed). */
   constructor(private readonly exportsSpans: boolean) {}
+
+  /** Told when nothing answered at the collector's address at start. */
+  onUnreachable: ((problem: string) => void) | undefined;
+
+  outageStarted(error: Error | undefined): void {
+    this.onOutage?.(error);
+  }
+
+  collectorUnreachable(problem: string): void {
+    this.onUnreachable?.(problem);
+  }
 
   /** The sink's `onRunEnd`. */
   runEnded(run: RunSummary): void {

@@ -19,6 +19,10 @@ export interface ExportListener {
   metricsFailed(error: Error | undefined): void;
   /** An export failed and is being retried (the collector is refusing or not answering). */
   exportRetrying?(): void;
+  /** A collector outage began: the first export of it failed with `error` (said once per outage). */
+  outageStarted?(error: Error | undefined): void;
+  /** Nothing answered at the collector's address when probed at start (`problem` says what). */
+  collectorUnreachable?(problem: string): void;
 }
 
 /** Wraps a span exporter and reports the outcome of every batch. */

@@ -7,6 +7,7 @@ import type {
   ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import type { Outage } from './outage.js';
 
 const FIRST_DELAY_MILLIS = 250;
 const MAX_DELAY_MILLIS = 5000;
@@ -21,44 +22,57 @@ export function isPermanentFailure(result: ExportResult): boolean {
 }
 
 /**
- * Retries one export (after the exporter's own retries gave up) with a growing delay, for at most
- * `holdMillis` from its first attempt: an outage shorter than that loses nothing. A permanent
- * failure (see `isPermanentFailure`) is not retried. The caller's callback hears only the last
- * outcome.
+ * Retries one export (after the exporter's own retries gave up) with a growing delay, within the
+ * shared `outage`'s budget: an outage shorter than the hold loses nothing, and however many exports
+ * wait through one outage, they wait for it together. A permanent failure (see
+ * `isPermanentFailure`) is not retried. The caller's callback hears only the last outcome.
  */
 function retrying<T>(
   attempt: (data: T, done: (result: ExportResult) => void) => void,
   data: T,
   done: (result: ExportResult) => void,
-  holdMillis: number,
+  outage: Outage,
   onRetry: (() => void) | undefined,
 ): void {
-  const started = performance.now();
+  const spent = outage.spent();
+  if (spent !== undefined) {
+    done({ code: ExportResultCode.FAILED, error: spent });
+    return;
+  }
   let delay = FIRST_DELAY_MILLIS;
-  const run = () =>
+  const run = () => {
+    const started = performance.now();
     attempt(data, (result) => {
-      const left = holdMillis - (performance.now() - started);
-      if (result.code === ExportResultCode.SUCCESS || left <= 0 || isPermanentFailure(result)) {
+      if (result.code === ExportResultCode.SUCCESS) {
+        outage.succeeded();
+        done(result);
+        return;
+      }
+      outage.failed(started, result.error);
+      const left = outage.remaining();
+      if (left <= 0 || isPermanentFailure(result)) {
         done(result);
         return;
       }
       onRetry?.();
-      setTimeout(run, Math.min(delay, left)).unref();
+      // Not unref'd: a process waiting for its last export must not exit in the pause.
+      setTimeout(run, Math.min(delay, left));
       delay = Math.min(delay * 2, MAX_DELAY_MILLIS);
     });
+  };
   run();
 }
 
-/** A span exporter that holds a batch through an outage of up to `holdMillis`. */
+/** A span exporter that holds a batch through an outage (see `Outage`). */
 export class RetryingSpanExporter implements SpanExporter {
   constructor(
     private readonly inner: SpanExporter,
-    private readonly holdMillis: number,
+    private readonly outage: Outage,
     private readonly onRetry?: () => void,
   ) {}
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
-    retrying((s, cb) => this.inner.export(s, cb), spans, done, this.holdMillis, this.onRetry);
+    retrying((s, cb) => this.inner.export(s, cb), spans, done, this.outage, this.onRetry);
   }
 
   shutdown(): Promise<void> {
@@ -70,15 +84,15 @@ export class RetryingSpanExporter implements SpanExporter {
   }
 }
 
-/** A metric exporter that holds an export through an outage of up to `holdMillis`. */
+/** A metric exporter that holds an export through an outage (see `Outage`). */
 export class RetryingMetricExporter implements PushMetricExporter {
   constructor(
     private readonly inner: PushMetricExporter,
-    private readonly holdMillis: number,
+    private readonly outage: Outage,
   ) {}
 
   export(metrics: ResourceMetrics, done: (result: ExportResult) => void): void {
-    retrying((m, cb) => this.inner.export(m, cb), metrics, done, this.holdMillis, undefined);
+    retrying((m, cb) => this.inner.export(m, cb), metrics, done, this.outage, undefined);
   }
 
   forceFlush(): Promise<void> {

@@ -1,0 +1,100 @@
+/**
+ * Failures to connect at all: nothing listens at the address, or the name does not resolve (as
+ * opposed to a connection that was reset, or a collector that answered with an error).
+ */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  // gRPC's UNAVAILABLE (14): no connection could be made.
+  '14',
+]);
+
+/**
+ * How long exports are held when nothing has ever been reached at the collector's address in this
+ * process. The exporter's own retries take about 9 s per attempt (less with a shorter
+ * `OTEL_EXPORTER_OTLP_TIMEOUT`), and a collector that comes up within them is still met.
+ */
+export const UNREACHABLE_HOLD_MILLIS = 6000;
+/** Once an outage's budget is spent, one export in this long still tries the collector. */
+export const PROBE_GAP_MILLIS = 5000;
+
+/** Whether an export error says that nothing could be reached at the collector's address. */
+export function isUnreachable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return (
+    (typeof code === 'string' || typeof code === 'number') && UNREACHABLE_CODES.has(String(code))
+  );
+}
+
+/**
+ * One collector outage, shared by every export held through it (spans and metrics): the hold is
+ * one budget from the outage's start, not one per export, so a process that exits during an
+ * outage waits at most that long in all. A collector never reached in this process (nothing
+ * listening, a mistyped host) gets `UNREACHABLE_HOLD_MILLIS` at most: it is far more likely
+ * a wrong address than an outage. Once the budget is spent, exports fail at once, but one every
+ * `PROBE_GAP_MILLIS` still tries, so that a collector coming back is noticed.
+ */
+export class Outage {
+  private since: number | undefined;
+  private reached = false;
+  private unreachable = false;
+  private lastProbe = Number.NEGATIVE_INFINITY;
+  private lastError: Error | undefined;
+
+  constructor(
+    private readonly holdMillis: number,
+    /** Told once at the start of each outage, with the first error. */
+    private readonly onStart: (error: Error | undefined) => void = () => undefined,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** An attempt that started at `startedAt` failed. */
+  failed(startedAt: number, error: Error | undefined): void {
+    this.lastError = error;
+    this.lastProbe = this.now();
+    this.unreachable = isUnreachable(error);
+    // Something answered (an error status, a reset connection): the address is right.
+    if (!this.unreachable) this.reached = true;
+    if (this.since === undefined) {
+      this.since = startedAt;
+      this.onStart(error);
+    }
+  }
+
+  /** Something listens at the collector's address (a probe connected): the full hold applies. */
+  reachable(): void {
+    this.reached = true;
+  }
+
+  succeeded(): void {
+    this.since = undefined;
+    this.reached = true;
+  }
+
+  /** Milliseconds left of the outage's budget (Infinity while there is no outage). */
+  remaining(): number {
+    if (this.since === undefined) return Number.POSITIVE_INFINITY;
+    const budget =
+      !this.reached && this.unreachable
+        ? Math.min(this.holdMillis, UNREACHABLE_HOLD_MILLIS)
+        : this.holdMillis;
+    return budget - (this.now() - this.since);
+  }
+
+  /**
+   * Whether a new export should fail at once: the budget is spent and another export tried the
+   * collector less than `PROBE_GAP_MILLIS` ago. Counts the export as the probe when it may try.
+   */
+  spent(): Error | undefined {
+    if (this.remaining() > 0) return undefined;
+    const now = this.now();
+    if (now - this.lastProbe >= PROBE_GAP_MILLIS) {
+      this.lastProbe = now;
+      return undefined;
+    }
+    return this.lastError ?? new Error('the collector is not taking exports');
+  }
+}
