@@ -215,8 +215,8 @@ describe('span and input limits', () => {
       'gen_ai.usage.input_tokens': 7,
       'gen_ai.usage.output_tokens': 3,
       'agent.run.outcome': 'failed',
-      'error.type': expect.any(String),
     });
+    expect(typeof run.attributes['error.type']).toBe('string');
   });
 
   it('cuts free texts to maxAttributeLength after scrubbing them', async () => {
