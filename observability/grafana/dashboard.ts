@@ -220,11 +220,11 @@ export function buildDashboard(): Dashboard {
         'short',
         [
           q(
-            `sum by (gen_ai_request_model, gen_ai_token_type) (rate(gen_ai_client_token_usage_sum{${MODEL}}[$__rate_interval]))`,
+            `sum by (gen_ai_request_model, gen_ai_token_type) (${counted(`gen_ai_client_token_usage_sum{${MODEL}}`, '$__rate_interval')})`,
             '{{gen_ai_request_model}} {{gen_ai_token_type}}',
           ),
         ],
-        'Tokens per second, by model and token type (input, output).',
+        'Tokens per interval, by model and token type (input, output).',
       ),
     )
     .withPanel(
@@ -302,11 +302,11 @@ export function buildDashboard(): Dashboard {
         'short',
         [
           q(
-            'sum by (agent_bridge_dialect, agent_bridge_event_outcome) (rate(agent_bridge_events_total[$__rate_interval]))',
+            `sum by (agent_bridge_dialect, agent_bridge_event_outcome) (${counted('agent_bridge_events_total', '$__rate_interval')})`,
             '{{agent_bridge_dialect}} {{agent_bridge_event_outcome}}',
           ),
         ],
-        'Events per second the bridge accepted, rejected, ignored, or found late or duplicate.',
+        'Events per interval the bridge accepted, rejected, ignored, or found late or duplicate.',
       ),
     )
     .withPanel(

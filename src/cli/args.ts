@@ -46,6 +46,7 @@ export function parseCommand(
         'allow-shared-consumer': { type: 'boolean' },
         port: { type: 'string' },
         'status-port': { type: 'string' },
+        field: { type: 'string' },
         'interval-ms': { type: 'string' },
         once: { type: 'boolean' },
         host: { type: 'string' },

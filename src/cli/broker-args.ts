@@ -53,6 +53,9 @@ export function routeCommand(
       consumer: text(values, 'consumer') ?? processName(),
       ackWaitMillis: int(broker === 'nats' ? 'ack-wait-ms' : 'claim-idle-ms', 30_000),
       batchSize: 256,
+      ...(broker === 'redis' && text(values, 'field') !== undefined
+        ? { field: text(values, 'field')! }
+        : {}),
       report: () => undefined,
     },
   };
@@ -86,6 +89,12 @@ export function brokerCommand(
           partitionStream: text(values, 'partition-stream') ?? stream,
         };
   const maxPending = int('max-ack-pending', 100_000);
+  if (values.field !== undefined && (name !== 'redis' || partitions !== undefined))
+    throw new UsageError(
+      name === 'redis'
+        ? '--field is read where the runtime publishes: give it to route redis (the partitions hold what it routed)'
+        : '--field is for redis and route redis',
+    );
   const consume: ConsumeOptions = {
     scope: name === 'nats' ? (subject ?? stream) : stream,
     maxPending,
@@ -127,6 +136,7 @@ export function brokerCommand(
       consumer: text(values, 'consumer') ?? hostname(),
       claimIdleMillis: int('claim-idle-ms', 60_000),
       batchSize: 256,
+      ...(text(values, 'field') === undefined ? {} : { field: text(values, 'field')! }),
     },
   };
 }

@@ -36,9 +36,11 @@ Options:
                         broker and they are acknowledged, so long runs do not hold the rest (0: off;
                         default 1000)
   --group NAME          redis: consumer group, created when missing (default agent-otel-bridge)
+  --field NAME          redis, route redis: the entry field holding the event (default event); an entry
+                        without it is said, counted and left pending for inspection, never acknowledged
   --consumer NAME       redis: consumer name, keep it stable across restarts (default the host name)
   --claim-idle-ms N     redis: claim other consumers' entries idle this long at start (default 60000)
-  --grace-ms N          nats/redis, serve, ingest --follow: longest graceful shutdown after SIGINT/SIGTERM,
+  --grace-ms N          nats/redis, serve, following ingest: longest graceful shutdown after SIGINT/SIGTERM,
                         then exit 3 (default 10000); crabtalk: longest final export (default 5000)
   --partitions P        route: partitions to republish to; nats/redis: consume the partitions this
                         instance holds leases on (<subject>.<p>, <key>:<p>), shared with other instances
@@ -122,6 +124,7 @@ export const COMMAND_OPTIONS = {
   redis: [
     'url',
     'stream',
+    'field',
     'group',
     'consumer',
     'claim-idle-ms',
@@ -146,6 +149,7 @@ export const COMMAND_OPTIONS = {
   route: [
     'url',
     'stream',
+    'field',
     'subject',
     'durable',
     'group',

@@ -41,8 +41,22 @@ export function createRedisRouter(options: RouterOptions): Router {
           .catch((error: unknown) => {
             if (!(error as Error).message.includes('BUSYGROUP')) throw error;
           });
+        const field = options.field ?? 'event';
+        const unreadableSeen = new Set<string>();
         const route = (entry: Entry) => {
-          const text = entry.message['event'] ?? '';
+          const text = entry.message[field];
+          if (text === undefined) {
+            // Left pending for inspection, never routed or acknowledged unread; said once.
+            if (!unreadableSeen.has(entry.id)) {
+              unreadableSeen.add(entry.id);
+              if (unreadableSeen.size > 10_000)
+                unreadableSeen.delete(unreadableSeen.values().next().value!);
+              options.report(
+                `entry ${entry.id} of ${options.source} has no field "${field}"; left pending for inspection — is --field right?`,
+              );
+            }
+            return Promise.resolve();
+          }
           const p = partitionOfEvent(text, options.partitions);
           return client
             .eval(ROUTE, {

@@ -13,6 +13,8 @@ export interface RouterOptions {
   /** NATS ack wait; Redis: entries of a dead router idle this long are claimed. */
   readonly ackWaitMillis: number;
   readonly batchSize: number;
+  /** Redis: the entry field holding the event (default `event`). */
+  readonly field?: string;
   readonly report: (message: string) => void;
 }
 

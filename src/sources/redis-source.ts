@@ -12,6 +12,13 @@ export interface RedisSourceOptions {
   readonly batchSize: number;
   /** Told when the connection is lost and when it is back. Default: silent. */
   readonly report?: (message: string) => void;
+  /** The entry field that holds the event (behest: `event`). */
+  readonly field?: string;
+  /**
+   * Told of an entry without that field: it is left pending, unacknowledged, for inspection
+   * (`XPENDING`, `XRANGE`), never acknowledged unread. Told once per entry id while running.
+   */
+  readonly unreadable?: (message: string) => void;
   /**
    * When set, `open()` refuses (throws this message, given who else reads) to share the group with
    * another consumer that read from it in the last few seconds: each would see part of every run.
@@ -30,7 +37,7 @@ interface Entry {
 
 /**
  * A Redis Streams consumer group reader (`XREADGROUP` / `XACK`), reading each entry's `event`
- * field. At start it reads this consumer's own pending entries, then claims (`XAUTOCLAIM`) the
+ * field (or `field`); an entry without it is said and left pending, never acknowledged unread. At start it reads this consumer's own pending entries, then claims (`XAUTOCLAIM`) the
  * group's entries left idle by a crashed consumer; a message to be redelivered is handed over
  * again after its delay. It creates the group when missing, and the stream with it when nothing
  * was published yet.
@@ -56,14 +63,24 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
     if (writer !== undefined && ids.length > 0)
       track(writer.xAck(options.stream, options.group, ids));
   };
+  const field = options.field ?? 'event';
+  // Entries without the field already said (bounded: they are read again at each start).
+  const unreadableSeen = new Set<string>();
   const deliver = (entry: Entry, onMessage: Parameters<BrokerSource['run']>[0]) => {
-    const text = entry.message['event'];
+    const text = entry.message[field];
     const ack = () => {
       if (ackBatch.length === 0) setImmediate(flushAcks);
       ackBatch.push(entry.id);
     };
     if (text === undefined) {
-      ack();
+      if (unreadableSeen.has(entry.id)) return;
+      unreadableSeen.add(entry.id);
+      if (unreadableSeen.size > 10_000)
+        unreadableSeen.delete(unreadableSeen.values().next().value!);
+      const fields = Object.keys(entry.message);
+      options.unreadable?.(
+        `entry ${entry.id} of ${options.stream} has no field "${field}" (it has ${fields.length === 0 ? 'none' : fields.map((f) => `"${f}"`).join(', ')}); left pending for inspection — is --field right?`,
+      );
       return;
     }
     onMessage(text, {
@@ -145,7 +162,7 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
         const due = retries.filter((r) => r.at <= Date.now());
         for (const retry of due) {
           retries.splice(retries.indexOf(retry), 1);
-          deliver({ id: retry.id, message: { event: retry.text } }, onMessage);
+          deliver({ id: retry.id, message: { [field]: retry.text } }, onMessage);
         }
         if (!canPull()) {
           await pause(50, stopping.signal);

@@ -69,6 +69,7 @@ export function brokerSource(
   if (partitioned === undefined)
     return createRedisSource({
       ...redis,
+      unreadable: (message) => hooks.unreadable(message),
       refuseShared: command.consume.allowSharedConsumer
         ? undefined
         : (other) =>
@@ -98,6 +99,9 @@ export function brokerSource(
         consumer: partitioned.instanceId,
         // The lease says the previous owner is gone: everything it left pending is ours.
         claimIdleMillis: 0,
+        // The router writes the event as `event`, whatever the runtime's field.
+        field: 'event',
+        unreadable: (message) => hooks.unreadable(message),
       }),
     beforeTake: (p) => hooks.restore(p),
     beforeRelease: (p) => hooks.settle(p),

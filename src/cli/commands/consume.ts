@@ -42,6 +42,8 @@ export interface ConsumerHooks {
   drop(partition: number): void;
   /** Rebuild the partition's checkpointed runs before its messages are read. */
   restore(partition: number): Promise<void>;
+  /** A message the source could not read (counted as rejected, said), left in the broker. */
+  unreadable(message: string): void;
 }
 
 export async function runConsumer(
@@ -105,6 +107,10 @@ export async function runConsumer(
       }
     },
     restore: (partition) => checkpoints?.restore(partition) ?? Promise.resolve(),
+    unreadable: (message) => {
+      sink.reject('missing_field', message);
+      say(`message rejected: ${message}`);
+    },
   });
 
   let stopRequested: () => void = () => undefined;
