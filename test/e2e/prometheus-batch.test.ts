@@ -24,6 +24,10 @@ import { waitFor } from '../helpers/wire-spans.js';
 
 const HEALTHY = ['unknown-finish-reason', '5b0c1a2e-5555-4a6b-8c7d-000000000005'] as const;
 const FAILING = ['breaker', '5b0c1a2e-3333-4a6b-8c7d-000000000003'] as const;
+const TOOLS = ['tools-success-failure', '5b0c1a2e-1111-4a6b-8c7d-000000000001'] as const;
+const DOOM = ['doom-loop', '5b0c1a2e-2222-4a6b-8c7d-000000000002'] as const;
+/** Panels whose signal a finished batch has none of: no run is open, none was evicted. */
+const ZERO_WITHOUT_THEIR_SIGNAL = ['Active runs', 'Runs evicted'];
 
 /** Runs by outcome in NDJSON text, as the bridge maps them. */
 function outcomes(ndjson: string): Record<string, number> {
@@ -85,7 +89,11 @@ describe('dashboard and alerts for short-lived and restarted processes', () => {
   });
 
   it('counts the runs of batch ingests whose series appear with their final values', async () => {
-    const first = fixtureCopies(...HEALTHY, 40, 1) + fixtureCopies(...FAILING, 17, 2);
+    const first =
+      fixtureCopies(...HEALTHY, 40, 1) +
+      fixtureCopies(...FAILING, 17, 2) +
+      fixtureCopies(...TOOLS, 5, 4) +
+      fixtureCopies(...DOOM, 3, 5);
     const expected = outcomes(first);
     expect(expected.failed).toBeGreaterThan(0);
     const file = join(dir, 'first.ndjson');
@@ -109,9 +117,18 @@ describe('dashboard and alerts for short-lived and restarted processes', () => {
     expect(await runsByOutcome('batch-bot')).toEqual(
       Object.fromEntries(Object.entries(expected).filter(([, n]) => n > 0)),
     );
+    // Every panel reads what the batch holds (over a 10-minute window): none reads only zeros but
+    // those of signals the batch has none of.
+    const zero: string[] = [];
+    for (const { panel: title } of panelQueries(buildDashboard())) {
+      const series = await prometheus.query(panel(title, '10m'));
+      if (!series.some((s) => s.value > 0)) zero.push(title);
+    }
+    console.log(`panels reading only 0 after the batch: ${zero.join(', ') || 'none'}`);
+    expect(zero).toEqual(ZERO_WITHOUT_THEIR_SIGNAL);
     const [ratio] = await prometheus.query(panel('Failure ratio'));
     expect(ratio?.value).toBeCloseTo(
-      expected.failed! / (expected.completed! + expected.failed!),
+      expected.failed! / (expected.completed! + expected.failed! + expected.cancelled!),
       6,
     );
     await waitFor(
