@@ -37,6 +37,16 @@ import {
   wireFingerprint,
 } from '../helpers/wire-spans.js';
 
+/** Signals a process that may have ended already (a stop's SIGCONT after the schedule's kill). */
+function signal(pid: number | undefined, name: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(pid, name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
 const SEEDS = Number(process.env['CHAOS_SEEDS'] ?? 1);
 const FIRST_SEED = Number(process.env['CHAOS_SEED'] ?? 20261125);
 const REPORT = process.env['CHAOS_REPORT'];
@@ -148,7 +158,7 @@ async function runSchedule(seed: number, topology: Topology): Promise<string> {
       });
       processes.push({ name, cli });
       cleanups.push(async () => {
-        if (cli.pid !== undefined) process.kill(cli.pid, 'SIGCONT');
+        signal(cli.pid, 'SIGCONT');
         await cli.stop('SIGKILL');
       });
       return cli;
@@ -185,8 +195,8 @@ async function runSchedule(seed: number, topology: Topology): Promise<string> {
         case 'stall': {
           const victim = pickOf(instances, fault.pick);
           faulted.add(victim.name);
-          process.kill(victim.cli.pid!, 'SIGSTOP');
-          setTimeout(() => process.kill(victim.cli.pid!, 'SIGCONT'), fault.millis);
+          signal(victim.cli.pid, 'SIGSTOP');
+          setTimeout(() => signal(victim.cli.pid, 'SIGCONT'), fault.millis);
           return;
         }
         case 'join':
@@ -196,7 +206,7 @@ async function runSchedule(seed: number, topology: Topology): Promise<string> {
           if (instances.length < 2) return;
           const leaving = pickOf(instances, fault.pick);
           instances.splice(instances.indexOf(leaving), 1);
-          process.kill(leaving.cli.pid!, 'SIGCONT');
+          signal(leaving.cli.pid, 'SIGCONT');
           await leaving.cli.stop('SIGTERM');
           return;
         }
@@ -269,7 +279,7 @@ async function runSchedule(seed: number, topology: Topology): Promise<string> {
     });
     // Every live process ends gracefully: its last metrics are exported.
     for (const { cli } of instances) {
-      process.kill(cli.pid!, 'SIGCONT');
+      signal(cli.pid, 'SIGCONT');
       await cli.stop('SIGTERM');
     }
 
