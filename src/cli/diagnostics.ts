@@ -3,12 +3,31 @@ import type { DiagLogger } from '@opentelemetry/api';
 import type { Writable } from 'node:stream';
 import { PACKAGE_NAME } from '../version.js';
 
+/** `OTEL_LOG_LEVEL` as the SDK's environment specification names its levels. */
+const LEVELS: Record<string, DiagLogLevel> = {
+  none: DiagLogLevel.NONE,
+  error: DiagLogLevel.ERROR,
+  warn: DiagLogLevel.WARN,
+  info: DiagLogLevel.INFO,
+  debug: DiagLogLevel.DEBUG,
+  verbose: DiagLogLevel.VERBOSE,
+  all: DiagLogLevel.ALL,
+};
+
 /**
  * Prints the bridge's own warnings and errors (limits hit, mapping failures) on stderr, one line
  * each, and the SDK's word that its span queue overflowed. The SDK's other diagnostics stay
- * silent: export trouble is reported by the export watcher.
+ * silent (export trouble is reported by the export watcher) unless `OTEL_LOG_LEVEL` asks for info
+ * or more, which prints everyone's at that level; `OTEL_LOG_LEVEL=error` or `none` quietens the
+ * bridge's own too. `--quiet` keeps errors only.
  */
-export function printBridgeDiagnostics(stderr: Writable, quiet: boolean): void {
+export function printBridgeDiagnostics(
+  stderr: Writable,
+  quiet: boolean,
+  env: Readonly<Record<string, string | undefined>> = {},
+): void {
+  const asked = LEVELS[(env['OTEL_LOG_LEVEL'] ?? '').trim().toLowerCase()];
+  const everyone = asked !== undefined && asked >= DiagLogLevel.INFO;
   const print =
     (level: string) =>
     (...args: unknown[]): void => {
@@ -18,9 +37,10 @@ export function printBridgeDiagnostics(stderr: Writable, quiet: boolean): void {
         );
         return;
       }
-      if (args[0] !== PACKAGE_NAME) return;
+      const own = args[0] === PACKAGE_NAME;
+      if (!own && !everyone) return;
       const text = args
-        .slice(1)
+        .slice(own ? 1 : 0)
         .map((a) => (a instanceof Error ? a.message : String(a)))
         .join(': ');
       stderr.write(`agent-otel-bridge: ${level}${text}\n`);
@@ -28,9 +48,12 @@ export function printBridgeDiagnostics(stderr: Writable, quiet: boolean): void {
   const logger: DiagLogger = {
     error: print('error: '),
     warn: print(''),
-    info: () => undefined,
-    debug: () => undefined,
-    verbose: () => undefined,
+    info: print('info: '),
+    debug: print('debug: '),
+    verbose: print('verbose: '),
   };
-  diag.setLogger(logger, { logLevel: quiet ? DiagLogLevel.ERROR : DiagLogLevel.WARN });
+  const level = quiet
+    ? Math.min(DiagLogLevel.ERROR, asked ?? DiagLogLevel.ERROR)
+    : (asked ?? DiagLogLevel.WARN);
+  diag.setLogger(logger, { logLevel: level });
 }

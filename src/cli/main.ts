@@ -58,7 +58,8 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     throw error;
   }
-  if ('common' in command) printBridgeDiagnostics(process.stderr, command.common.quiet);
+  if ('common' in command)
+    printBridgeDiagnostics(process.stderr, command.common.quiet, process.env);
   const io: Io = {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -81,3 +81,18 @@ describe('CLI manners', () => {
     }
   });
 });
+
+describe('OTEL_LOG_LEVEL', () => {
+  const args = ['ingest', 'events/run.ndjson', '--output', 'terminal'];
+  const cut = { AGENT_OTEL_BRIDGE_MAX_ATTRIBUTE_LENGTH: '10' };
+  it("keeps the bridge's own warnings by default, silences them with none, adds the SDK's with debug", async () => {
+    const plain = await runCli(args, cut);
+    expect(plain.stderr).toContain('a text attribute was longer than 10 characters');
+    expect(plain.stderr).not.toContain('debug:');
+    const none = await runCli(args, { ...cut, OTEL_LOG_LEVEL: 'none' });
+    expect(none.stderr).toBe('');
+    const debug = await runCli(args, { ...cut, OTEL_LOG_LEVEL: 'debug' });
+    expect(debug.stderr).toContain('a text attribute was longer than 10 characters');
+    expect(debug.stderr).toMatch(/agent-otel-bridge: debug: .*Registered a global for diag/);
+  });
+});
