@@ -20,6 +20,8 @@ import { validate } from './commands/validate.js';
 
 /** Exit code of a usage error (bad flags, unreadable input files). */
 const EXIT_USAGE = 2;
+/** An ingest stopped by Ctrl-C before the end of its input (what it read was exported). */
+const EXIT_INTERRUPTED = 130;
 
 /** Why each of these input files cannot be read (`-` is stdin). */
 function unreadableFiles(files: readonly string[]): string[] {
@@ -83,6 +85,21 @@ async function main(argv: readonly string[]): Promise<number> {
         return EXIT_USAGE;
       }
       const stop = new AbortController();
+      if (!command.follow) {
+        // Ctrl-C: stop reading, end the open runs as abandoned, export what was read and say so;
+        // a second one quits at once.
+        const interrupt = () => {
+          if (stop.signal.aborted) process.exit(EXIT_INTERRUPTED);
+          stop.abort();
+          if (!command.common.quiet)
+            process.stderr.write(
+              'agent-otel-bridge: interrupted: open runs end as abandoned and what was read is exported (again to quit at once)\n',
+            );
+          if (command.files.includes('-')) process.stdin.destroy();
+        };
+        process.on('SIGINT', interrupt);
+        process.on('SIGTERM', interrupt);
+      }
       if (command.follow) {
         const stopping = () => {
           stop.abort();
@@ -116,8 +133,15 @@ async function main(argv: readonly string[]): Promise<number> {
         ? await (
             await import('./workers/ingest-main.js')
           ).runParallelPipeline(io, command.common, 'ingest', inputs, command.workers)
-        : await runPipeline(io, command.common, 'ingest', inputs);
+        : await runPipeline(
+            io,
+            command.common,
+            'ingest',
+            inputs,
+            command.follow ? undefined : stop.signal,
+          );
       if (result.undeliveredSpans > 0 || result.metricFailures > 0) return EXIT_UNDELIVERED;
+      if (!command.follow && stop.signal.aborted) return EXIT_INTERRUPTED;
       // Nothing read was usable: not a success, even without --strict.
       if (result.lines > 0 && result.rejected >= result.lines) {
         if (!command.common.quiet)

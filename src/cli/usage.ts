@@ -214,4 +214,4 @@ export function commandUsage(name: CommandName): string {
 
 /** The CLI's exit codes, as the README's table says them. */
 export const EXIT_CODES =
-  '0 done (all delivered), 1 rejected input (validate; ingest --strict; ingest with every line rejected) or a failure, 2 usage error, 3 data not delivered';
+  '0 done (all delivered), 1 rejected input (validate; ingest --strict; ingest with every line rejected) or a failure, 2 usage error, 3 data not delivered, 130 ingest interrupted (what was read exported)';

@@ -96,3 +96,42 @@ describe('OTEL_LOG_LEVEL', () => {
     expect(debug.stderr).toMatch(/agent-otel-bridge: debug: .*Registered a global for diag/);
   });
 });
+
+describe('Ctrl-C on ingest', () => {
+  it('stops reading, ends the open runs as abandoned, exports what was read, says so, exits 130', async () => {
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('../helpers/cli.js');
+    const child = spawn(process.execPath, [CLI, 'ingest', '--output', 'terminal', '--json'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { PATH: process.env['PATH'] },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    // A runtime still writing: runs started, none ended.
+    let i = 0;
+    const writer = setInterval(() => {
+      for (let k = 0; k < 50; k += 1)
+        child.stdin.write(
+          `${JSON.stringify({ RunStarted: { run_id: `5b0c1a2e-1111-4a6b-8c7d-${String(i++).padStart(12, '0')}`, timestamp: '2025-06-01T12:00:00Z' } })}\n`,
+        );
+    }, 20);
+    child.stdin.on('error', () => undefined);
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // More than a pipe's buffer written and drained: the bridge is reading (its handlers are set).
+    await waitForLines(() => i >= 2000 && child.stdin.writableLength < 10_000);
+    child.kill('SIGINT');
+    const code = await exited;
+    clearInterval(writer);
+    expect(code).toBe(130);
+    expect(stderr).toContain('interrupted: open runs end as abandoned');
+    const summary = JSON.parse(stdout) as { lines: number; runs: { abandoned: number } };
+    expect(summary.lines).toBeGreaterThan(0);
+    expect(summary.runs.abandoned).toBe(summary.lines);
+  });
+});
+
+async function waitForLines(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 20));
+}

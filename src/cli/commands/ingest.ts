@@ -17,6 +17,8 @@ export async function runPipeline(
   options: CommonOptions,
   command: string,
   inputs: readonly Input[],
+  /** Aborted: stop reading (Ctrl-C); what was read is mapped, open runs end, all is exported. */
+  interrupted?: AbortSignal,
 ): Promise<PipelineResult> {
   const delivery = createDeliveryTally(io.env);
   if (!options.quiet) sayCollectorTrouble(io, delivery, describeTraceDestination(io.env));
@@ -45,42 +47,48 @@ export async function runPipeline(
   // runtimes without run ids scope their runs to it.
   const consume = async (input: Input) => {
     const stream = sink.openStream(input.name, options.dialect);
-    for await (const line of input.lines) {
-      lines += 1;
-      // Characters as a measure of bytes: enough for a progress estimate.
-      readBytes += (line.ok ? line.text.length : 0) + 1;
-      const result = line.ok
-        ? stream.handleJson(line.text)
-        : sink.reject(line.reason, line.message);
-      if (result.outcome === 'rejected' && reported++ < MAX_REPORTED_REJECTS && !options.quiet) {
-        io.stderr.write(
-          `${input.name}:${line.lineNumber}: rejected: ${result.message ?? result.reason ?? ''}\n`,
-        );
-      }
-      if (result.outcome === 'ignored' && result.reason === 'unknown_variant' && !options.quiet)
-        sayUnknownOnce(io, unknownTypes, {
-          where: `${input.name}:${line.lineNumber}`,
-          key: `${result.dialect}:${result.sourceType ?? ''}`,
-          message: result.message ?? 'unknown event type',
-        });
-      if (lines % FLUSH_EVERY_LINES === 0) {
-        // Waits while an outage is held through; what still fails is counted at the end.
-        await output.telemetry.flushTraces().catch(() => undefined);
-        if (io.progress && performance.now() - lastProgress > PROGRESS_INTERVAL_MILLIS) {
-          lastProgress = performance.now();
+    try {
+      for await (const line of input.lines) {
+        if (interrupted?.aborted === true) break;
+        lines += 1;
+        // Characters as a measure of bytes: enough for a progress estimate.
+        readBytes += (line.ok ? line.text.length : 0) + 1;
+        const result = line.ok
+          ? stream.handleJson(line.text)
+          : sink.reject(line.reason, line.message);
+        if (result.outcome === 'rejected' && reported++ < MAX_REPORTED_REJECTS && !options.quiet) {
           io.stderr.write(
-            `\r${renderProgress(lines, sink.stats(), {
-              seconds: (performance.now() - started) / 1000,
-              readBytes,
-              ...(totalBytes === undefined ? {} : { totalBytes }),
-            })}\u001b[K`,
+            `${input.name}:${line.lineNumber}: rejected: ${result.message ?? result.reason ?? ''}\n`,
           );
         }
+        if (result.outcome === 'ignored' && result.reason === 'unknown_variant' && !options.quiet)
+          sayUnknownOnce(io, unknownTypes, {
+            where: `${input.name}:${line.lineNumber}`,
+            key: `${result.dialect}:${result.sourceType ?? ''}`,
+            message: result.message ?? 'unknown event type',
+          });
+        if (lines % FLUSH_EVERY_LINES === 0) {
+          // Waits while an outage is held through; what still fails is counted at the end.
+          await output.telemetry.flushTraces().catch(() => undefined);
+          if (io.progress && performance.now() - lastProgress > PROGRESS_INTERVAL_MILLIS) {
+            lastProgress = performance.now();
+            io.stderr.write(
+              `\r${renderProgress(lines, sink.stats(), {
+                seconds: (performance.now() - started) / 1000,
+                readBytes,
+                ...(totalBytes === undefined ? {} : { totalBytes }),
+              })}\u001b[K`,
+            );
+          }
+        }
       }
+    } catch (error) {
+      // An interrupted read (stdin closed by Ctrl-C) ends the input; anything else is a failure.
+      if (interrupted?.aborted !== true) throw error;
     }
   };
   await Promise.all(inputs.map(consume));
-  sink.endOpenRuns('end_of_input');
+  sink.endOpenRuns(interrupted?.aborted === true ? 'shutdown' : 'end_of_input');
   await sink.shutdown();
   // Flushes spans and exports the final metrics, holding each export through an outage.
   await output.telemetry.shutdown().catch(() => undefined);
