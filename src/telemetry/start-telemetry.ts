@@ -161,12 +161,15 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
       spanProcessors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
   }
   const sampler = samplerFromEnv(env);
-  const tracerProvider = new TracerProvider({
-    resource,
-    idGenerator: new AgentRunIdGenerator(),
-    spanProcessors,
-    ...(sampler === undefined ? {} : { sampler }),
-  });
+  const tracerProvider = new FlushingTracerProvider(
+    {
+      resource,
+      idGenerator: new AgentRunIdGenerator(),
+      spanProcessors,
+      ...(sampler === undefined ? {} : { sampler }),
+    },
+    exportTimeout,
+  );
 
   return {
     tracerProvider,
@@ -181,6 +184,24 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
       await meterProvider.shutdown();
     },
   };
+}
+
+/**
+ * A tracer provider whose flush waits as long as an export may be held through an outage: the
+ * SDK's gives up after 30 s, while the batch it waits for is still being retried.
+ */
+class FlushingTracerProvider extends TracerProvider {
+  constructor(
+    config: ConstructorParameters<typeof TracerProvider>[0],
+    private readonly flushTimeoutMillis: number | undefined,
+  ) {
+    super(config);
+  }
+
+  override forceFlush(options?: { timeoutMillis?: number }): Promise<void> {
+    const timeoutMillis = options?.timeoutMillis ?? this.flushTimeoutMillis;
+    return super.forceFlush(timeoutMillis === undefined ? options : { timeoutMillis });
+  }
 }
 
 function otlpTraceExporter(env: Env): SpanExporter {

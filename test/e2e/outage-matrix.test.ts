@@ -72,6 +72,15 @@ const FAULTS: [string, Fault][] = [
     },
   ],
   [
+    // The outage of the field report, from the first export on: 44 s, shorter than the hold
+    // (60 s) in all, so nothing is lost.
+    'refused 20 s, then 503 for 10 s, then 429 for 14 s',
+    {
+      lastsMillis: 44_000,
+      arm: () => undefined, // see receiverFor
+    },
+  ],
+  [
     'down at start for 5 s',
     {
       lastsMillis: 5000,
@@ -83,14 +92,26 @@ const FAULTS: [string, Fault][] = [
   ],
 ];
 
-/** A receiver; for the refusal fault, one that stops listening for 20 s at its first request. */
+/**
+ * A receiver; for the refusal faults, one that stops listening for 20 s at its first request
+ * (then, for the 44 s one, answers 503 for 10 s and 429 for 14 s).
+ */
 async function receiverFor(faultName: string): Promise<OtlpReceiver> {
-  let armed = faultName.startsWith('connections refused');
+  let armed = faultName.startsWith('connections refused') || faultName.startsWith('refused 20 s');
+  const more = faultName.startsWith('refused 20 s');
   const receiver: OtlpReceiver = await startOtlpReceiver({
     onRequest() {
       if (!armed) return;
       armed = false;
-      void receiver.stopListening().then(() => later(20_000, () => receiver.listenAgain()));
+      void receiver.stopListening().then(() =>
+        later(20_000, async () => {
+          await receiver.listenAgain();
+          if (!more) return;
+          receiver.refusing = { status: 503 };
+          later(10_000, () => (receiver.refusing = { status: 429, retryAfterSeconds: 2 }));
+          later(24_000, () => (receiver.refusing = undefined));
+        }),
+      );
     },
   });
   return receiver;

@@ -33,7 +33,18 @@ function retrying<T>(
   done: (result: ExportResult) => void,
   outage: Outage,
   onRetry: (() => void) | undefined,
+  pending: Set<Promise<void>>,
 ): void {
+  // Shutting the exporter down waits for this export (see `settled`).
+  let finish: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (finish = resolve));
+  pending.add(held);
+  const answer = done;
+  done = (result) => {
+    pending.delete(held);
+    finish();
+    answer(result);
+  };
   const spent = outage.spent();
   if (spent !== undefined) {
     done({ code: ExportResultCode.FAILED, error: spent });
@@ -63,8 +74,15 @@ function retrying<T>(
   run();
 }
 
+/** Resolves once every export held now has its outcome. */
+async function settled(pending: Set<Promise<void>>): Promise<void> {
+  while (pending.size > 0) await Promise.all([...pending]);
+}
+
 /** A span exporter that holds a batch through an outage (see `Outage`). */
 export class RetryingSpanExporter implements SpanExporter {
+  private readonly pending = new Set<Promise<void>>();
+
   constructor(
     private readonly inner: SpanExporter,
     private readonly outage: Outage,
@@ -72,10 +90,19 @@ export class RetryingSpanExporter implements SpanExporter {
   ) {}
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
-    retrying((s, cb) => this.inner.export(s, cb), spans, done, this.outage, this.onRetry);
+    retrying(
+      (s, cb) => this.inner.export(s, cb),
+      spans,
+      done,
+      this.outage,
+      this.onRetry,
+      this.pending,
+    );
   }
 
-  shutdown(): Promise<void> {
+  /** Waits for the exports being held through an outage (within its budget), then shuts down. */
+  async shutdown(): Promise<void> {
+    await settled(this.pending);
     return this.inner.shutdown();
   }
 
@@ -86,20 +113,31 @@ export class RetryingSpanExporter implements SpanExporter {
 
 /** A metric exporter that holds an export through an outage (see `Outage`). */
 export class RetryingMetricExporter implements PushMetricExporter {
+  private readonly pending = new Set<Promise<void>>();
+
   constructor(
     private readonly inner: PushMetricExporter,
     private readonly outage: Outage,
   ) {}
 
   export(metrics: ResourceMetrics, done: (result: ExportResult) => void): void {
-    retrying((m, cb) => this.inner.export(m, cb), metrics, done, this.outage, undefined);
+    retrying(
+      (m, cb) => this.inner.export(m, cb),
+      metrics,
+      done,
+      this.outage,
+      undefined,
+      this.pending,
+    );
   }
 
-  forceFlush(): Promise<void> {
+  async forceFlush(): Promise<void> {
+    await settled(this.pending);
     return this.inner.forceFlush();
   }
 
-  shutdown(): Promise<void> {
+  async shutdown(): Promise<void> {
+    await settled(this.pending);
     return this.inner.shutdown();
   }
 
