@@ -2,6 +2,8 @@ import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate as zlibInflate } from 'node:zlib';
 import { INPUT_DIALECTS } from '../events/dialect-name.js';
 import { DEFAULT_MAX_JSON_DEPTH } from '../dialects/shared/json-depth.js';
 import { ByteBudget, readBody, splitBody } from './http-body.js';
@@ -50,6 +52,28 @@ export interface HttpSource {
   readonly url: string;
   /** Stops taking requests (readyz answers 503) and waits for those in flight. */
   close(): Promise<void>;
+}
+
+/** Body encodings taken (`Content-Encoding`), decoded within `maxBodyBytes`. */
+const ENCODINGS = new Set(['identity', 'gzip', 'deflate', 'br']);
+
+const inflate = {
+  gzip: promisify(gunzip),
+  deflate: promisify(zlibInflate),
+  br: promisify(brotliDecompress),
+} as const;
+
+/** A compressed body decoded, or why not: larger than `limit` once decoded, or not that encoding. */
+async function decompress(
+  body: Buffer,
+  encoding: string,
+  limit: number,
+): Promise<Buffer | 'too_large' | 'invalid'> {
+  try {
+    return await inflate[encoding as keyof typeof inflate](body, { maxOutputLength: limit });
+  } catch (error) {
+    return error instanceof RangeError ? 'too_large' : 'invalid';
+  }
 }
 
 const CONTENT_TYPES = new Set([
@@ -132,6 +156,12 @@ export async function startHttpSource(
         error: `X-Agent-Dialect must be one of ${INPUT_DIALECTS.join(', ')}`,
       });
     }
+    const encoding = (header(req, 'content-encoding') ?? 'identity').toLowerCase();
+    if (!ENCODINGS.has(encoding)) {
+      return send(res, 415, {
+        error: `Content-Encoding must be one of ${[...ENCODINGS].join(', ')}, got ${encoding}`,
+      });
+    }
     const declared = Number(req.headers['content-length'] ?? 0) || 0;
     if (declared > options.maxBodyBytes) return tooLarge(req, res);
     if (!inFlight.take(declared)) return busy(req, res);
@@ -146,7 +176,18 @@ export async function startHttpSource(
     });
     if (body === 'busy') return busy(req, res);
     if (body === undefined) return tooLarge(req, res);
-    const lines = splitBody(body, type, options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
+    let text = body;
+    if (encoding !== 'identity') {
+      // Decoded within the body limit, and held against the budget like any body.
+      const decoded = await decompress(body, encoding, options.maxBodyBytes);
+      if (decoded === 'too_large') return tooLarge(req, res);
+      if (decoded === 'invalid')
+        return send(res, 400, { error: `body is not valid ${encoding} data` });
+      if (!inFlight.take(decoded.length)) return busy(req, res);
+      held += decoded.length;
+      text = decoded;
+    }
+    const lines = splitBody(text, type, options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH);
     if (typeof lines === 'string') return send(res, 400, { error: lines });
     // Blank lines are skipped; line numbers in the answer are the body's own.
     const numbers: number[] = [];

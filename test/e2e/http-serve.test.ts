@@ -6,6 +6,7 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
 import type { RunningCli } from '../helpers/cli.js';
@@ -104,6 +105,38 @@ describe('agent-otel-bridge serve', () => {
     ]);
   });
 
+  it('decodes gzip, deflate and brotli bodies within the body limit, and refuses the rest', async () => {
+    const send = async (body: Buffer, encoding: string) => {
+      const response = await fetch(`${url}/v1/events`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-ndjson',
+          'content-encoding': encoding,
+          authorization: `Bearer ${TOKEN}`,
+        },
+        body,
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const lines = run(31);
+    const count = lines.trim().split('\n').length;
+    for (const [encoding, encode] of [
+      ['gzip', gzipSync],
+      ['deflate', deflateSync],
+      ['br', brotliCompressSync],
+    ] as const) {
+      const answer = await send(
+        encode(Buffer.from(lines.replaceAll('000000000031', `00000000003${encoding.length}`))),
+        encoding,
+      );
+      expect(answer).toMatchObject({ status: 200, body: { accepted: count, rejected: 0 } });
+    }
+    // 2 MB of zeros in 2 KB: beyond --max-body-bytes (200 000) once decoded.
+    expect((await send(gzipSync(Buffer.alloc(2_000_000)), 'gzip')).status).toBe(413);
+    expect((await send(Buffer.from('not gzip at all'), 'gzip')).status).toBe(400);
+    expect((await send(Buffer.from(lines), 'compress')).status).toBe(415);
+  });
+
   it('takes a JSON array, and scopes runs without ids across requests by X-Agent-Stream', async () => {
     // The first run of the log: 18 lines, sent in two requests of 9.
     const oxi = fixture('oxi/agent-loop.ndjson').trim().split('\n').slice(0, 18);
@@ -154,9 +187,9 @@ describe('agent-otel-bridge serve', () => {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(text).toMatch(/^agent_runs_total\{[^}]*agent_run_outcome="completed"[^}]*\} \d+/m);
     expect(text).toMatch(/^agent_bridge_events_total\{[^}]*agent_bridge_event_outcome="rejected"/m);
-    // The oversize body answered 413 above is counted.
+    // The oversize bodies answered 413 above (one plain, one once decoded) are counted.
     expect(text).toMatch(
-      /^agent_bridge_limits_hit_total\{[^}]*agent_bridge_limit="body_size"[^}]*\} 1$/m,
+      /^agent_bridge_limits_hit_total\{[^}]*agent_bridge_limit="body_size"[^}]*\} 2$/m,
     );
   });
 
