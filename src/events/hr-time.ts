@@ -3,6 +3,8 @@ import type { HrTime } from '@opentelemetry/api';
 /** Seconds and nanoseconds since the epoch, as OpenTelemetry keeps times. */
 export type { HrTime };
 
+/** 2^64 nanoseconds, in whole seconds: the last second OTLP can carry (2554-07-21T23:34:33Z). */
+const MAX_EXPORTABLE_SECONDS = 18_446_744_073;
 const FRACTION_SCALE = [1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1];
 const DAY_CACHE_LIMIT = 4096;
 /** Epoch seconds of `YYYY-MM-DD` (validated), cached: a stream's events share few dates. */
@@ -61,8 +63,9 @@ export function parseRfc3339(text: string): HrTime | undefined {
     return undefined;
   }
   const seconds = day + hour * 3600 + minute * 60 + second - offset;
-  // Before 1970 a time cannot be exported (OTLP times are unsigned nanoseconds since then).
-  return seconds < 0 ? undefined : [seconds, nanos];
+  // OTLP times are unsigned 64-bit nanoseconds since 1970: before it, or past 2554-07-21, a time
+  // cannot be exported (it would wrap around).
+  return seconds < 0 || seconds >= MAX_EXPORTABLE_SECONDS ? undefined : [seconds, nanos];
 }
 
 function digits2(text: string, at: number): number {

@@ -40,6 +40,13 @@ describe('parseRfc3339', () => {
     expect(parseRfc3339(text)).toBeUndefined();
   });
 
+  it('takes times OTLP can carry only: from 1970 to 2554-07-21T23:34:32Z', () => {
+    expect(parseRfc3339('2554-07-21T23:34:32.999999999Z')).toEqual([18_446_744_072, 999_999_999]);
+    expect(parseRfc3339('2554-07-21T23:34:33Z')).toBeUndefined();
+    expect(parseRfc3339('9999-12-31T23:59:59Z')).toBeUndefined();
+    expect(parseRfc3339('1969-12-31T23:59:59Z')).toBeUndefined();
+  });
+
   it('accepts the leap day of a leap year only', () => {
     expect(parseRfc3339('2024-02-29T00:00:00Z')).toBeDefined();
     expect(parseRfc3339('2025-02-29T00:00:00Z')).toBeUndefined();
