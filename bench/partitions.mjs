@@ -2,8 +2,12 @@
 // and 1, 2 or 3 bridge instances sharing 6 partitions (`--partitions 6`) to a loopback OTLP
 // receiver that discards, acknowledgements included: the clock stops when the router's consumer
 // and every partition consumer have nothing pending. Process starts and the half-lease wait before
-// taking partitions are included. Usage: node bench/partitions.mjs [events]
+// taking partitions are included. Beside each rate, the CPU-seconds all the bridge's processes
+// spent per event (read from this process's reaped children), so that what more instances cost
+// shows even where 2 cores hide what they bring; and one consumer reading the stream directly,
+// without router or partitions, as the baseline. Usage: node bench/partitions.mjs [events]
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -28,7 +32,21 @@ function start(args, endpoint) {
   });
 }
 
+/** CPU-seconds of this process's children that have ended and been waited for (Linux). */
+function childCpuSeconds() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After the state (index 0): utime 11, stime 12, cutime 13, cstime 14, in clock ticks.
+    return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+const CLOCK_TICKS = 100;
+
 async function measure(commands, endpoint, pending) {
+  const cpuBefore = childCpuSeconds();
   const started = process.hrtime.bigint();
   const children = commands.map((args) => start(args, endpoint));
   await new Promise((r) => setTimeout(r, 1500));
@@ -36,10 +54,10 @@ async function measure(commands, endpoint, pending) {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   for (const child of children) child.kill('SIGTERM');
   await Promise.all(children.map((c) => new Promise((r) => c.on('close', r))));
-  return seconds;
+  return { seconds, cpuSeconds: childCpuSeconds() - cpuBefore };
 }
 
-async function natsRun(lines, instances, endpoint, workers = 1) {
+async function natsRun(lines, instances, endpoint, workers = 1, direct = false) {
   const id = randomUUID().slice(0, 8);
   const nc = await connect({ servers: 'nats://127.0.0.1:4222' });
   const jsm = await jetstreamManager(nc);
@@ -71,7 +89,17 @@ async function natsRun(lines, instances, endpoint, workers = 1) {
     `i${n}`,
     ...(workers > 1 ? ['--workers', String(workers)] : []),
   ];
-  const seconds = await measure(
+  if (direct) {
+    const measured = await measure(
+      [['nats', '--stream', stream, '--subject', subject, '--durable', `d${id}`]],
+      endpoint,
+      () => left(stream, `d${id}`),
+    );
+    for (const name of [stream, parts]) await jsm.streams.delete(name).catch(() => undefined);
+    await nc.drain();
+    return measured;
+  }
+  const measured = await measure(
     [
       [
         'route',
@@ -97,10 +125,10 @@ async function natsRun(lines, instances, endpoint, workers = 1) {
   for (const name of [stream, parts, `KV_b${id}-leases`])
     await jsm.streams.delete(name).catch(() => undefined);
   await nc.drain();
-  return seconds;
+  return measured;
 }
 
-async function redisRun(lines, instances, endpoint, workers = 1) {
+async function redisRun(lines, instances, endpoint, workers = 1, direct = false) {
   const redis = createClient({ url: 'redis://127.0.0.1:6379' });
   await redis.connect();
   const key = `aob:pbench:${randomUUID().slice(0, 8)}`;
@@ -128,13 +156,16 @@ async function redisRun(lines, instances, endpoint, workers = 1) {
     `i${n}`,
     ...(workers > 1 ? ['--workers', String(workers)] : []),
   ];
-  const seconds = await measure(
-    [
-      ['route', 'redis', '--stream', key, '--partitions', String(PARTITIONS)],
-      ...Array.from({ length: instances }, (_, n) => instance(n)),
-    ],
+  const measured = await measure(
+    direct
+      ? [['redis', '--stream', key, '--group', 'direct']]
+      : [
+          ['route', 'redis', '--stream', key, '--partitions', String(PARTITIONS)],
+          ...Array.from({ length: instances }, (_, n) => instance(n)),
+        ],
     endpoint,
     async () => {
+      if (direct) return left(key, 'direct');
       let total = await left(key, 'agent-otel-bridge-router');
       for (let p = 0; p < PARTITIONS; p += 1) total += await left(`${key}:${p}`, 'bench');
       return total;
@@ -143,7 +174,7 @@ async function redisRun(lines, instances, endpoint, workers = 1) {
   for await (const keys of redis.scanIterator({ MATCH: `${key}*`, COUNT: 1000 }))
     if (keys.length > 0) await redis.del(keys);
   redis.destroy();
-  return seconds;
+  return measured;
 }
 
 /**
@@ -158,17 +189,22 @@ export async function partitionsBench({
   const lines = behestLines(events);
   const receiver = await startDiscardingReceiver();
   try {
-    const nats = {};
-    const redis = {};
+    // Events/s and CPU-µs per event of one configuration.
+    const rate = ({ seconds, cpuSeconds }) => ({
+      eventsPerSecond: lines.length / seconds,
+      cpuMicrosPerEvent: (cpuSeconds / lines.length) * 1e6,
+    });
+    const nats = { direct: rate(await natsRun(lines, 1, receiver.endpoint, 1, true)) };
+    const redis = { direct: rate(await redisRun(lines, 1, receiver.endpoint, 1, true)) };
     for (const n of instances) {
-      nats[n] = lines.length / (await natsRun(lines, n, receiver.endpoint));
-      redis[n] = lines.length / (await redisRun(lines, n, receiver.endpoint));
+      nats[n] = rate(await natsRun(lines, n, receiver.endpoint));
+      redis[n] = rate(await redisRun(lines, n, receiver.endpoint));
     }
     const natsWorkers = {};
     const redisWorkers = {};
     for (const w of workers) {
-      natsWorkers[w] = lines.length / (await natsRun(lines, 1, receiver.endpoint, w));
-      redisWorkers[w] = lines.length / (await redisRun(lines, 1, receiver.endpoint, w));
+      natsWorkers[w] = rate(await natsRun(lines, 1, receiver.endpoint, w));
+      redisWorkers[w] = rate(await redisRun(lines, 1, receiver.endpoint, w));
     }
     return {
       events: lines.length,

@@ -234,26 +234,37 @@ try {
     vsIngest(brokers.redisEventsPerSecond),
     '',
   );
-  // Partitions: a router and 1, 2 or 3 instances sharing 6 partitions, against one.
+  // Partitions: a router and 1, 2 or 3 instances sharing 6 partitions, against one consumer
+  // reading the stream directly; CPU-µs per event of all the bridge's processes beside each.
   const partitions = await partitionsBench({ events: sizes.broker });
+  const cpu = (r) => `${r.cpuMicrosPerEvent.toFixed(1)} CPU-µs/event`;
   for (const broker of ['nats', 'redis']) {
+    const name = broker === 'nats' ? 'NATS' : 'Redis';
+    const direct = partitions[broker].direct;
+    row(
+      `  ${name} direct: one consumer, no router or partitions, events/s (${cpu(direct)})`,
+      fmt(direct.eventsPerSecond),
+      '',
+      '',
+      '',
+    );
     for (const n of [1, 2, 3]) {
-      const rate = partitions[broker][n];
+      const r = partitions[broker][n];
       row(
-        `  ${broker === 'nats' ? 'NATS' : 'Redis'} partitioned: router + ${n} instance(s), events/s`,
-        fmt(rate),
-        `${fmt(partitions[broker][1])} one instance`,
-        `${(rate / partitions[broker][1]).toFixed(2)}×`,
+        `  ${name} partitioned: router + ${n} instance(s), events/s (${cpu(r)})`,
+        fmt(r.eventsPerSecond),
+        `${fmt(direct.eventsPerSecond)} direct`,
+        `${(r.eventsPerSecond / direct.eventsPerSecond).toFixed(2)}×`,
         '',
       );
     }
     for (const w of [2, 4]) {
-      const rate = partitions.workers[broker][w];
+      const r = partitions.workers[broker][w];
       row(
-        `  ${broker === 'nats' ? 'NATS' : 'Redis'} partitioned: router + 1 instance --workers ${w}, events/s`,
-        fmt(rate),
-        `${fmt(partitions[broker][1])} one instance`,
-        `${(rate / partitions[broker][1]).toFixed(2)}×`,
+        `  ${name} partitioned: router + 1 instance --workers ${w}, events/s (${cpu(r)})`,
+        fmt(r.eventsPerSecond),
+        `${fmt(direct.eventsPerSecond)} direct`,
+        `${(r.eventsPerSecond / direct.eventsPerSecond).toFixed(2)}×`,
         '',
       );
     }
