@@ -1,4 +1,6 @@
 import type { IncomingMessage } from 'node:http';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate as zlibInflate } from 'node:zlib';
 import { jsonDeeperThan } from '../dialects/shared/json-depth.js';
 
 /** A body line: its text, or why it cannot be read. */
@@ -96,5 +98,27 @@ export class ByteBudget {
 
   give(bytes: number): void {
     this.used -= bytes;
+  }
+}
+
+/** Body encodings taken (`Content-Encoding`), decoded within `maxBodyBytes`. */
+export const ENCODINGS = new Set(['identity', 'gzip', 'deflate', 'br']);
+
+const inflate = {
+  gzip: promisify(gunzip),
+  deflate: promisify(zlibInflate),
+  br: promisify(brotliDecompress),
+} as const;
+
+/** A compressed body decoded, or why not: larger than `limit` once decoded, or not that encoding. */
+export async function decompress(
+  body: Buffer,
+  encoding: string,
+  limit: number,
+): Promise<Buffer | 'too_large' | 'invalid'> {
+  try {
+    return await inflate[encoding as keyof typeof inflate](body, { maxOutputLength: limit });
+  } catch (error) {
+    return error instanceof RangeError ? 'too_large' : 'invalid';
   }
 }

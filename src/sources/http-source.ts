@@ -2,11 +2,9 @@ import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { promisify } from 'node:util';
-import { brotliDecompress, gunzip, inflate as zlibInflate } from 'node:zlib';
 import { INPUT_DIALECTS } from '../events/dialect-name.js';
 import { DEFAULT_MAX_JSON_DEPTH } from '../dialects/shared/json-depth.js';
-import { ByteBudget, readBody, splitBody } from './http-body.js';
+import { ByteBudget, decompress, ENCODINGS, readBody, splitBody } from './http-body.js';
 import type { InputDialect } from '../events/dialect-name.js';
 import type { EventIntake, IntakeLine, LineOutcome } from './event-intake.js';
 import { createBearerCheck } from './bearer-auth.js';
@@ -52,28 +50,6 @@ export interface HttpSource {
   readonly url: string;
   /** Stops taking requests (readyz answers 503) and waits for those in flight. */
   close(): Promise<void>;
-}
-
-/** Body encodings taken (`Content-Encoding`), decoded within `maxBodyBytes`. */
-const ENCODINGS = new Set(['identity', 'gzip', 'deflate', 'br']);
-
-const inflate = {
-  gzip: promisify(gunzip),
-  deflate: promisify(zlibInflate),
-  br: promisify(brotliDecompress),
-} as const;
-
-/** A compressed body decoded, or why not: larger than `limit` once decoded, or not that encoding. */
-async function decompress(
-  body: Buffer,
-  encoding: string,
-  limit: number,
-): Promise<Buffer | 'too_large' | 'invalid'> {
-  try {
-    return await inflate[encoding as keyof typeof inflate](body, { maxOutputLength: limit });
-  } catch (error) {
-    return error instanceof RangeError ? 'too_large' : 'invalid';
-  }
 }
 
 const CONTENT_TYPES = new Set([

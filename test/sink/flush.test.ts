@@ -10,6 +10,16 @@ import { ManualReader } from '../helpers/harness.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import type { OtlpReceiver } from '../helpers/otlp-receiver.js';
 
+/** The spans of `toolRun`, by name, sorted. */
+const TOOL_RUN_SPANS = [
+  'agent.iteration',
+  'agent.iteration',
+  'chat gpt-4o-mini',
+  'chat gpt-4o-mini',
+  'execute_tool get_weather',
+  'invoke_agent',
+];
+
 function providers() {
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new TracerProvider({
@@ -33,14 +43,7 @@ describe('flush', () => {
     await sink.flush();
     expect(sink.stats().runs.completed).toBe(1);
     const spans = exporter.getFinishedSpans();
-    expect(spans.map((s) => s.name).sort()).toEqual([
-      'agent.iteration',
-      'agent.iteration',
-      'chat gpt-4o-mini',
-      'chat gpt-4o-mini',
-      'execute_tool get_weather',
-      'invoke_agent',
-    ]);
+    expect(spans.map((s) => s.name).sort()).toEqual(TOOL_RUN_SPANS);
     await sink.shutdown();
   });
 
@@ -123,14 +126,7 @@ describe('a short-lived host', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     const names = receiver.spans.map((s) => s.name).sort();
-    expect(names).toEqual([
-      'agent.iteration',
-      'agent.iteration',
-      'chat gpt-4o-mini',
-      'chat gpt-4o-mini',
-      'execute_tool get_weather',
-      'invoke_agent',
-    ]);
+    expect(names).toEqual(TOOL_RUN_SPANS);
     const runs = receiver.metrics.find((m) => m.name === 'agent.runs');
     expect(runs?.points.reduce((sum, p) => sum + Number(p.value), 0)).toBe(1);
     expect(receiver.metrics.map((m) => m.name)).toContain('gen_ai.client.token.usage');

@@ -1,5 +1,6 @@
 import type { Attributes, MeterProvider, ObservableCounter } from '@opentelemetry/api';
 import * as S from '../semconv.js';
+import { perMeterProvider } from './per-meter-provider.js';
 
 /**
  * `agent_bridge.events`, counted in the bridge and reported at each metric collection through an
@@ -41,17 +42,12 @@ function attributesOf(dialect: string, outcome: string, reason?: string): Attrib
   return attributes;
 }
 
-const tallies = new WeakMap<MeterProvider, EventTally>();
+const tallyOf = perMeterProvider<EventTally>();
 
 /** The tally of a meter provider, created with its counter on first use. */
 export function eventTallyFor(
   meterProvider: MeterProvider,
   createCounter: () => ObservableCounter,
 ): EventTally {
-  let tally = tallies.get(meterProvider);
-  if (tally === undefined) {
-    tally = new EventTally(createCounter());
-    tallies.set(meterProvider, tally);
-  }
-  return tally;
+  return tallyOf(meterProvider, () => new EventTally(createCounter()));
 }

@@ -1,6 +1,7 @@
-import type { Attributes, Meter, MeterProvider } from '@opentelemetry/api';
+import type { Attributes, Meter } from '@opentelemetry/api';
 import type { OpenRunGroup } from '../open-runs.js';
 import * as S from '../semconv.js';
+import { perMeterProvider } from './per-meter-provider.js';
 
 /** Where the gauges read open runs from: each sink's tracker. */
 export type OpenRunSource = () => readonly OpenRunGroup[];
@@ -99,17 +100,5 @@ function groupAttributes(group: OpenRunGroup): Attributes {
   return attributes;
 }
 
-const gauges = new WeakMap<MeterProvider, OpenRunGauges>();
-
 /** The open-run gauges of a meter provider, created on first use. */
-export function openRunGaugesFor(
-  meterProvider: MeterProvider,
-  create: () => OpenRunGauges,
-): OpenRunGauges {
-  let found = gauges.get(meterProvider);
-  if (found === undefined) {
-    found = create();
-    gauges.set(meterProvider, found);
-  }
-  return found;
-}
+export const openRunGaugesFor = perMeterProvider<OpenRunGauges>();
