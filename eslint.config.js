@@ -2,10 +2,11 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 // The layering, as a build failure (docs/architecture.md): dependencies point one way,
-// cli → sources/partitions/checkpoints → sink → mapping → events, with dialects/ beside mapping/
-// on events/; only telemetry/ knows the OpenTelemetry SDK and its exporters.
+// cli → sources/partitions/checkpoints → sink → mapping → pricing → events, with dialects/ beside
+// mapping/ on events/; only telemetry/ knows the OpenTelemetry SDK and its exporters.
 const SRC_FOLDERS = [
   'events',
+  'pricing',
   'dialects',
   'mapping',
   'sink',
@@ -39,7 +40,7 @@ function fence(folder, { folders = [], rootFiles = [], packages = [], message })
 const above = (...allowed) => SRC_FOLDERS.filter((f) => !allowed.includes(f));
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.toolchain/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', '.toolchain/', 'coverage/', 'reports/', '.stryker-tmp*/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -67,6 +68,13 @@ export default tseslint.config(
     packages: [...SDK_PACKAGES, ...BROKER_PACKAGES, 'zod'],
     message: 'events/ is the bottom layer: the OpenTelemetry API and nothing else.',
   }),
+  fence('pricing', {
+    folders: above('events', 'pricing'),
+    rootFiles: ['config.js', 'sink-options.js', 'index.js'],
+    packages: ['@opentelemetry/*', '@grpc/*', ...BROKER_PACKAGES, 'zod'],
+    message:
+      'pricing/ turns tokens into dollars from price tables, and knows nothing of telemetry.',
+  }),
   fence('dialects', {
     folders: above('events', 'dialects'),
     rootFiles: ['config.js', 'sink-options.js', 'index.js'],
@@ -74,7 +82,7 @@ export default tseslint.config(
     message: 'a dialect turns wire formats into events/ with zod, and knows nothing else.',
   }),
   fence('mapping', {
-    folders: above('events', 'mapping'),
+    folders: above('events', 'pricing', 'mapping'),
     rootFiles: ['config.js', 'sink-options.js', 'index.js'],
     packages: [...SDK_PACKAGES, ...BROKER_PACKAGES, 'zod'],
     message: 'mapping/ stands on events/ and the OpenTelemetry API, like an instrumentation.',

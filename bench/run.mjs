@@ -3,6 +3,7 @@
 // Run with node --expose-gc, after `npm run build`; the source benchmark needs NATS and Redis on
 // loopback (skipped with a note when they are not there).
 import os from 'node:os';
+import { allocationsBench } from './allocations.mjs';
 import { bigFileBench } from './big-file.mjs';
 import { captureBench } from './capture.mjs';
 import { brokersBench } from './brokers.mjs';
@@ -12,6 +13,7 @@ import { inProcessBench } from './in-process.mjs';
 import { ingestBench } from './ingest.mjs';
 import { openRunsBench } from './open-runs.mjs';
 import { reorderBench } from './reorder.mjs';
+import { PIECES, scrubLinearBench } from './scrub-linear.mjs';
 import { serveBench } from './serve.mjs';
 
 const smoke = process.argv.includes('--smoke');
@@ -67,6 +69,22 @@ row(
   '',
 );
 
+const allocations = await allocationsBench({ runs: smoke ? 100 : 400 });
+row(
+  `heap allocated per event, handleJson (${fmt(allocations.lines)} behest lines)`,
+  `${fmt(allocations.handleJson)} B`,
+  `${fmt(allocations.parse)} B JSON.parse`,
+  `${(allocations.handleJson / allocations.parse).toFixed(1)}×`,
+  '',
+);
+row(
+  `heap allocated per event, sink.handle (${fmt(allocations.events)} typed events)`,
+  `${fmt(allocations.handle)} B`,
+  `${fmt(allocations.bare)} B bare SDK`,
+  `${(allocations.handle / allocations.bare).toFixed(2)}×`,
+  '',
+);
+
 const capture = await captureBench({ runs: smoke ? 300 : 3000, repeats: sizes.repeats });
 row(
   `handleJson with content capture on, lines/s (${fmt(capture.lines)} behest lines)`,
@@ -74,6 +92,16 @@ row(
   `${fmt(capture.off)} capture off`,
   `${(capture.on / capture.off).toFixed(2)}×`,
   '',
+);
+
+const linear = scrubLinearBench({ kib: smoke ? 256 : 1024, repeats: smoke ? 1 : 3 });
+const worstLayer = linear.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+row(
+  `scrub layers in linear time: worst full ÷ quarter of ${smoke ? '256 KiB' : '1 MiB'} adversarial text (${linear.length} layers × ${PIECES.length} pieces)`,
+  `${worstLayer.ratio.toFixed(1)}× (${worstLayer.name}, ${JSON.stringify(worstLayer.piece)}, ${worstLayer.full.toFixed(0)} ms)`,
+  'linear 4×, quadratic 16×',
+  '',
+  '≤ 10×',
 );
 
 log('2/6 NDJSON ingest end to end vs JSON.parse…');

@@ -5,6 +5,10 @@ import type { InputDialect } from './events/dialect-name.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './dialects/shared/json-depth.js';
 import { DEFAULT_SCRUB_PATTERNS } from './mapping/privacy/scrub.js';
 import type { RunSummary } from './mapping/tracker-context.js';
+import { PriceFileError } from './pricing/price-file.js';
+import type { PriceTable } from './pricing/price-table.js';
+import { resolvePriceTable } from './pricing/resolve-prices.js';
+import type { PricesOption } from './pricing/resolve-prices.js';
 
 import type { AgentOtelSinkOptions, Env } from './sink-options.js';
 
@@ -66,6 +70,8 @@ export interface ResolvedConfig {
   readonly parentContext: Context | undefined;
   readonly captureContent: boolean;
   readonly genAiConventions: 'v1.41' | 'latest';
+  /** Prices model calls; undefined: costs are off. */
+  readonly prices: PriceTable | undefined;
   readonly maxContentBytes: number;
   readonly idleTimeoutMillis: number;
   readonly maxOpenRuns: number;
@@ -177,6 +183,7 @@ export function resolveConfig(
       envBool(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT') ??
       DEFAULTS.captureContent,
     genAiConventions: genAiConventions(options.genAiConventions, env),
+    prices: priceTable(options.prices ?? nonEmpty(env['AGENT_OTEL_BRIDGE_PRICES'])),
     maxContentBytes,
     idleTimeoutMillis,
     maxOpenRuns,
@@ -225,6 +232,15 @@ function genAiConventions(
   }
   const optIn = (env['OTEL_SEMCONV_STABILITY_OPT_IN'] ?? '').split(',').map((s) => s.trim());
   return optIn.includes('gen_ai_latest_experimental') ? 'latest' : 'v1.41';
+}
+
+function priceTable(option: PricesOption | undefined): PriceTable | undefined {
+  try {
+    return resolvePriceTable(option);
+  } catch (error) {
+    if (error instanceof PriceFileError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 function requireInt(name: string, value: number, min: 0 | 1): void {

@@ -47,3 +47,5 @@ export { toSpanId, toTraceId } from './mapping/ids.js';
 export { createScrubber, DEFAULT_SCRUB_PATTERNS, REDACTED } from './mapping/privacy/scrub.js';
 export type { Scrubber, ScrubberOptions } from './mapping/privacy/scrub.js';
 export type { RunSummary } from './mapping/tracker-context.js';
+export type { ModelPriceEntry, PriceList } from './pricing/price-file.js';
+export type { PricesOption } from './pricing/resolve-prices.js';

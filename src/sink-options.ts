@@ -1,6 +1,7 @@
 import type { Context, MeterProvider, TracerProvider } from '@opentelemetry/api';
 import type { InputDialect } from './events/dialect-name.js';
 import type { RunSummary } from './mapping/tracker-context.js';
+import type { PricesOption } from './pricing/resolve-prices.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -27,6 +28,12 @@ export interface AgentOtelSinkOptions {
    * Default: `v1.41`.
    */
   readonly genAiConventions?: 'v1.41' | 'latest';
+  /**
+   * How model calls are priced: the path of a price file (JSON, see docs/cost.md) or a price list,
+   * asked before the bundled table (`@pydantic/genai-prices`); `false` (or env `off`): no costs.
+   * Env `AGENT_OTEL_BRIDGE_PRICES`. Default: the bundled table alone.
+   */
+  readonly prices?: PricesOption;
   /** Limit of each captured content attribute, in UTF-8 bytes. Env `AGENT_OTEL_BRIDGE_MAX_CONTENT_BYTES`. Default: 8192. */
   readonly maxContentBytes?: number;
   /** A run with no event for this long is ended as abandoned. Env `AGENT_OTEL_BRIDGE_IDLE_TIMEOUT_MS`. Default: 1 800 000 (30 min). */

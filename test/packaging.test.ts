@@ -1,18 +1,51 @@
 // What `npm publish` would ship: the built code with the sources its maps point at, the licence
 // and notices, no tests; built before packing; only what the library runs on as dependencies.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   scripts: Record<string, string>;
   dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
   license: string;
 };
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** A fresh project with the packed tarball (and the API) installed, as a user's; made once. */
+let consumer: string | undefined;
+function consumerProject(): string {
+  if (consumer !== undefined) return consumer;
+  const project = mkdtempSync(join(tmpdir(), 'aob-consumer-'));
+  execFileSync(npm, ['pack', '--ignore-scripts', '--pack-destination', project], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  const tarball = readdirSync(project).find((f) => f.endsWith('.tgz'))!;
+  writeFileSync(join(project, 'package.json'), '{"name":"consumer","version":"1.0.0"}');
+  execFileSync(
+    npm,
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      `./${tarball}`,
+      '@opentelemetry/api',
+    ],
+    { cwd: project, encoding: 'utf8' },
+  );
+  consumer = project;
+  return project;
+}
+afterAll(() => {
+  if (consumer !== undefined) rmSync(consumer, { recursive: true, force: true });
+});
 
 it('ships the code, its sources, the licence and the notices, and no tests', () => {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -45,27 +78,8 @@ it('builds before packing and depends on no SDK setup package it does not use', 
 });
 
 it('is required from CommonJS and imported from ES modules, from the packed tarball, with types', () => {
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const project = mkdtempSync(join(tmpdir(), 'aob-consumer-'));
-  try {
-    execFileSync(npm, ['pack', '--ignore-scripts', '--pack-destination', project], {
-      cwd: root,
-      encoding: 'utf8',
-    });
-    const tarball = readdirSync(project).find((f) => f.endsWith('.tgz'))!;
-    writeFileSync(join(project, 'package.json'), '{"name":"consumer","version":"1.0.0"}');
-    execFileSync(
-      npm,
-      [
-        'install',
-        '--no-audit',
-        '--no-fund',
-        '--prefer-offline',
-        `./${tarball}`,
-        '@opentelemetry/api',
-      ],
-      { cwd: project, encoding: 'utf8' },
-    );
+  const project = consumerProject();
+  {
     writeFileSync(
       join(project, 'a.cjs'),
       [
@@ -110,7 +124,89 @@ it('is required from CommonJS and imported from ES modules, from the packed tarb
       ],
       { cwd: project, encoding: 'utf8' },
     );
-  } finally {
-    rmSync(project, { recursive: true, force: true });
   }
 }, 120_000);
+
+it('installs without the broker and gRPC clients, and says what to install when one is used', () => {
+  const optional = Object.keys(pkg.peerDependenciesMeta).filter(
+    (name) => pkg.peerDependenciesMeta[name]?.optional === true,
+  );
+  expect(optional.sort()).toEqual([
+    '@nats-io/jetstream',
+    '@nats-io/kv',
+    '@nats-io/transport-node',
+    '@opentelemetry/exporter-metrics-otlp-grpc',
+    '@opentelemetry/exporter-trace-otlp-grpc',
+    'redis',
+  ]);
+  // The README's install table names each with the range declared here.
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  for (const name of optional) {
+    expect(pkg.dependencies).not.toHaveProperty(name);
+    expect(readme).toContain(`${name}@${pkg.peerDependencies[name]}`);
+  }
+  const project = consumerProject();
+  for (const dir of [
+    '@nats-io',
+    'redis',
+    '@redis',
+    '@grpc',
+    '@opentelemetry/exporter-trace-otlp-grpc',
+  ])
+    expect(existsSync(join(project, 'node_modules', dir)), dir).toBe(false);
+  const bin = join(project, 'node_modules/.bin/agent-otel-bridge');
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    spawnSync(bin, args, { cwd: project, encoding: 'utf8', env: { ...process.env, ...env } });
+  const install = (names: string[]) =>
+    `npm install ${names.map((n) => `"${n}@${pkg.peerDependencies[n]}"`).join(' ')}`;
+  const routeRedis = ['route', 'redis', '--url', 'redis://127.0.0.1:9', '--stream', 'k'];
+  routeRedis.push('--partitions', '4');
+  // Nothing is reached: the missing client is said before any connection is tried.
+  const nats = cli(['nats', '--url', 'nats://127.0.0.1:9', '--stream', 'S', '--subject', 's']);
+  expect(nats.status).toBe(2);
+  expect(nats.stderr).toContain('the NATS client is not installed');
+  expect(nats.stderr).toContain(
+    install(['@nats-io/transport-node', '@nats-io/jetstream', '@nats-io/kv']),
+  );
+  const route = cli(routeRedis);
+  expect(route.status).toBe(2);
+  expect(route.stderr).toContain(`the Redis client is not installed (redis missing)`);
+  const grpc = cli(['demo', '--runs', '1', '--output', 'otlp'], {
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+  });
+  expect(grpc.status).toBe(2);
+  expect(grpc.stderr).toContain('the OTLP/gRPC exporters are not installed');
+  // The library says the same, as a ConfigError, when gRPC is chosen.
+  writeFileSync(
+    join(project, 'grpc.mjs'),
+    [
+      "import { startTelemetry } from 'agent-otel-bridge/telemetry';",
+      'try {',
+      "  startTelemetry({ env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' } });",
+      "  console.log('started');",
+      "} catch (error) { console.log(error.name, error.message.includes('exporter-trace-otlp-grpc')); }",
+    ].join('\n'),
+  );
+  expect(execFileSync(process.execPath, ['grpc.mjs'], { cwd: project, encoding: 'utf8' })).toBe(
+    'ConfigError true\n',
+  );
+  // Installed beside it, the client is found: the command goes on to its broker (none listens).
+  execFileSync(
+    npm,
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      `redis@${pkg.peerDependencies['redis']}`,
+    ],
+    {
+      cwd: project,
+      encoding: 'utf8',
+    },
+  );
+  const redis = cli(routeRedis);
+  expect(redis.stderr).not.toContain('not installed');
+  expect(redis.status).toBe(1);
+}, 180_000);

@@ -38,6 +38,8 @@ const counted = (selector: string, window: string) =>
 const AGENT = 'gen_ai_agent_name=~"$agent"';
 const MODEL = 'gen_ai_provider_name=~"$provider", gen_ai_request_model=~"$model"';
 const TOOL = 'gen_ai_tool_name=~"$tool"';
+/** Input tokens by model, cached ones included (the cache hit ratio's denominator). */
+const inputTokens = `sum by (gen_ai_request_model) (${counted(`agent_tokens_total{agent_token_class=~"input|cache_read|cache_write", ${AGENT}, ${MODEL}}`, '$__rate_interval')})`;
 
 export interface PanelQuery {
   readonly panel: string;
@@ -251,6 +253,64 @@ export function buildDashboard(): Dashboard {
           ),
         ),
         'From the start of a model call to its first streamed chunk.',
+      ),
+    )
+    .withRow(new RowBuilder('Cost'))
+    .withPanel(
+      timeseries(
+        'Cost by model',
+        'currencyUSD',
+        [
+          q(
+            `sum by (gen_ai_provider_name, gen_ai_request_model) (${counted(`agent_cost_usd_total{${AGENT}, ${MODEL}}`, '$__rate_interval')})`,
+            '{{gen_ai_provider_name}}/{{gen_ai_request_model}}',
+          ),
+        ],
+        'US dollars per interval of priced model calls, by model (agent.cost.usd). Unpriced calls are not in it: see "Unpriced tokens".',
+      ),
+    )
+    .withPanel(
+      timeseries(
+        'Cost by agent',
+        'currencyUSD',
+        [
+          q(
+            `sum by (gen_ai_agent_name) (${counted(`agent_cost_usd_total{${AGENT}, ${MODEL}}`, '$__rate_interval')})`,
+            '{{gen_ai_agent_name}}',
+          ),
+        ],
+        'US dollars per interval of priced model calls, by agent.',
+      ),
+    )
+    .withPanel(
+      new StatPanel()
+        .title('Unpriced tokens')
+        .description(
+          'Share of tokens over the time range whose model no price table knows: their cost is missing from the cost panels, not $0. Add them to a price file (--prices).',
+        )
+        .unit('percentunit')
+        .datasource(PROMETHEUS)
+        .height(8)
+        .span(6)
+        .withTarget(
+          q(
+            `(sum(${counted(`agent_tokens_total{agent_cost_status="unpriced", ${AGENT}, ${MODEL}}`, '$__range')}) or vector(0)) / sum(${counted(`agent_tokens_total{${AGENT}, ${MODEL}}`, '$__range')})`,
+            'unpriced',
+          ),
+        ),
+    )
+    .withPanel(
+      timeseries(
+        'Cache hit ratio',
+        'percentunit',
+        [
+          q(
+            // A model with no cache reads at all reads 0, not "no data".
+            `(sum by (gen_ai_request_model) (${counted(`agent_tokens_total{agent_token_class="cache_read", ${AGENT}, ${MODEL}}`, '$__rate_interval')}) or 0 * ${inputTokens}) / ${inputTokens}`,
+            '{{gen_ai_request_model}}',
+          ),
+        ],
+        "Share of input tokens read from the provider's cache, by model.",
       ),
     )
     .withRow(new RowBuilder('Tools'))

@@ -1,4 +1,4 @@
-import { createClient } from 'redis';
+import { connectRedis } from '../sources/redis-connection.js';
 import type { CheckpointStore } from './checkpoint-store.js';
 import { keyOfRun } from './checkpoint-store.js';
 import { decodeCheckpoint, encodeCheckpoint } from './run-checkpoint.js';
@@ -10,9 +10,7 @@ export async function createRedisCheckpointStore(options: {
   readonly prefix: string;
   readonly ttlMillis: number;
 }): Promise<CheckpointStore> {
-  const client = createClient({ url: options.url });
-  client.on('error', () => undefined);
-  await client.connect();
+  const client = await connectRedis(options.url);
   const keyOf = (scope: string, runId: string) =>
     `${options.prefix}:run:${scope}:${keyOfRun(runId)}`;
   return {

@@ -161,7 +161,7 @@ export class RunCheckpoints {
         metricWrites: 0,
       });
     } catch (error) {
-      this.trouble('save', `cannot mark a finished run in its checkpoint (retrying)`, error);
+      this.trouble('finished', 'cannot mark a finished run in its checkpoint (retrying)', error);
       return false;
     }
     this.logs.delete(runId);

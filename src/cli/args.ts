@@ -62,6 +62,11 @@ export function parseCommand(
         output: { type: 'string' },
         'agent-name': { type: 'string' },
         'capture-content': { type: 'boolean' },
+        prices: { type: 'string' },
+        'sample-ratio': { type: 'string' },
+        'keep-slower-than-ms': { type: 'string' },
+        'keep-tokens-above': { type: 'string' },
+        'keep-cost-above': { type: 'string' },
         quiet: { type: 'boolean', short: 'q' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -102,6 +107,8 @@ export function parseCommand(
     output,
     agentName: values['agent-name'],
     captureContent: values['capture-content'],
+    prices: values.prices,
+    samplingEnv: samplingEnv(values),
     quiet: values.quiet === true,
     json: values.json === true,
   };
@@ -275,4 +282,20 @@ function usageProblem(error: unknown, argv: readonly string[]): string {
   const missing = /Option '(-\S+)(?:, -\S+)?[^']*' argument missing/.exec(text);
   if (missing !== null) return `${missing[1]} needs a value; see '${help}'`;
   return `${text.split('. ')[0]}; see '${help}'`;
+}
+
+/** The run-sampling flags, as the environment variables the export pipeline reads (checked there). */
+function samplingEnv(values: Record<string, unknown>): Record<string, string> {
+  const env: Record<string, string> = {};
+  const flags = {
+    'sample-ratio': 'AGENT_OTEL_BRIDGE_SAMPLE_RATIO',
+    'keep-slower-than-ms': 'AGENT_OTEL_BRIDGE_KEEP_SLOWER_THAN_MS',
+    'keep-tokens-above': 'AGENT_OTEL_BRIDGE_KEEP_TOKENS_ABOVE',
+    'keep-cost-above': 'AGENT_OTEL_BRIDGE_KEEP_COST_ABOVE_USD',
+  } as const;
+  for (const [flag, name] of Object.entries(flags)) {
+    const value = values[flag];
+    if (typeof value === 'string') env[name] = value;
+  }
+  return env;
 }

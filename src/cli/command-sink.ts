@@ -9,7 +9,7 @@ import type { BridgeSink, BridgeSinkHooks } from '../sink/bridge-sink.js';
 import { DeliveryTally } from '../telemetry/export/delivery-tally.js';
 import { resolveExporterName } from '../telemetry/exporter-choice.js';
 import { startTelemetry } from '../telemetry/index.js';
-import type { Telemetry, TelemetryOptions } from '../telemetry/index.js';
+import type { Destination, Telemetry, TelemetryOptions } from '../telemetry/index.js';
 import type { CommonOptions } from './command.js';
 import { exportHoldMillis } from './delivery.js';
 
@@ -25,22 +25,23 @@ export interface SinkWiring {
   readonly countWindowsInEvents?: boolean;
 }
 
-/** The sink options the command line sets: the environment, `--agent-name`, `--capture-content`. */
+/** The sink options the command line sets: the environment, `--agent-name`, `--capture-content`, `--prices`. */
 export function commandSinkOptions(
   env: Env,
-  common: Partial<Pick<CommonOptions, 'agentName' | 'captureContent'>>,
+  common: Partial<Pick<CommonOptions, 'agentName' | 'captureContent' | 'prices'>>,
 ): AgentOtelSinkOptions {
   return {
     env,
     ...(common.agentName === undefined ? {} : { agentName: common.agentName }),
     ...(common.captureContent === undefined ? {} : { captureContent: common.captureContent }),
+    ...(common.prices === undefined ? {} : { prices: common.prices }),
   };
 }
 
 /** The bridge sink of a command. Throws `ConfigError` on a bad environment or flag only. */
 export function createCommandSink(
   env: Env,
-  common: Partial<Pick<CommonOptions, 'agentName' | 'captureContent'>>,
+  common: Partial<Pick<CommonOptions, 'agentName' | 'captureContent' | 'prices'>>,
   wiring: SinkWiring = {},
 ): BridgeSink {
   const { telemetry, onRunEnd, hooks, dialect, countWindowsInEvents } = wiring;
@@ -56,6 +57,21 @@ export function createCommandSink(
     },
     hooks,
   );
+}
+
+/**
+ * Each extra destination's own tally (docs/destinations.md), told to `say` its trouble, for
+ * `startTelemetry({ destinationListener })`.
+ */
+export function destinationTallies(
+  delivery: DeliveryTally,
+  say?: (tally: DeliveryTally, destination: Destination) => void,
+): (destination: Destination) => DeliveryTally {
+  return (destination) => {
+    const tally = delivery.destination(destination.name, destination.traces);
+    say?.(tally, destination);
+    return tally;
+  };
 }
 
 /** The tally of what reached the collector: spans are owed only when traces go to OTLP. */
@@ -84,6 +100,7 @@ export function startExportingSink(
     env,
     metricReaders: extra.metricReaders ?? [],
     exportListener: delivery,
+    destinationListener: destinationTallies(delivery),
     holdThroughOutageMillis: exportHoldMillis(env),
   });
   const sink = createCommandSink(env, options, {

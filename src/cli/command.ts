@@ -80,6 +80,10 @@ export interface CommonOptions {
   readonly output: OutputMode;
   readonly agentName: string | undefined;
   readonly captureContent: boolean | undefined;
+  /** `--prices FILE|off`: the user's price file, or no costs. */
+  readonly prices?: string | undefined;
+  /** Run-sampling flags as environment variables (`--sample-ratio`, `--keep-*`). */
+  readonly samplingEnv?: Readonly<Record<string, string>>;
   readonly quiet: boolean;
   /** Print the summary as one JSON object on stdout instead of text. */
   readonly json: boolean;

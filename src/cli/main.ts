@@ -2,6 +2,7 @@
 import { accessSync, constants, createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { ConfigError } from '../config.js';
+import { assertInstalled } from '../optional-packages.js';
 import { createDemoLines } from '../sources/demo-runs.js';
 import { followFile } from '../sources/follow-file.js';
 import { armGrace } from './grace.js';
@@ -60,6 +61,9 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     throw error;
   }
+  // Flags that the export pipeline reads as environment variables (worker threads and processes
+  // inherit them).
+  if ('common' in command) Object.assign(process.env, command.common.samplingEnv ?? {});
   if ('common' in command)
     printBridgeDiagnostics(process.stderr, command.common.quiet, process.env);
   const io: Io = {
@@ -177,20 +181,23 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     case 'nats':
     case 'redis': {
+      // Said once here rather than by each worker process: the broker's client is installed.
+      assertInstalled(command.name);
       if ((command.partitions?.workers ?? 1) > 1) {
         const { runWorkerProcesses } = await import('./workers/worker-processes.js');
         return runWorkerProcesses(argv, command.partitions!.workers, say(command.common.quiet));
       }
-      const [{ runConsumer }, { brokerCheckpointStore, brokerSource }] = await Promise.all([
+      const [{ runConsumer }, { loadBroker }] = await Promise.all([
         import('./commands/consume.js'),
         import('./commands/broker-sources.js'),
       ]);
+      const broker = await loadBroker(command);
       return runConsumer(
         io,
         command.common,
-        (hooks) => brokerSource(command, hooks, say(command.common.quiet)),
+        (hooks) => broker.source(hooks, say(command.common.quiet)),
         command.consume,
-        brokerCheckpointStore(command),
+        broker.checkpoints,
       );
     }
     case 'top': {

@@ -70,6 +70,13 @@ Options:
                         listens on localhost:4318, else a trace tree in the terminal)
   --agent-name NAME     gen_ai.agent.name for every run
   --capture-content     Capture outputs and tool arguments/results (scrubbed, truncated)
+  --prices FILE|off     Price model calls from this JSON price file before the bundled table
+                        (docs/cost.md); off: no costs (env AGENT_OTEL_BRIDGE_PRICES)
+  --sample-ratio R      Keep every failed, cancelled, abandoned, doom-looped or breaker-tripped run and
+                        this share (0 to 1) of the rest, decided at each run's end (docs/sampling.md)
+  --keep-slower-than-ms N  with --sample-ratio: also keep runs that lasted at least N ms
+  --keep-tokens-above N    with --sample-ratio: also keep runs of at least N tokens
+  --keep-cost-above USD    with --sample-ratio: also keep runs that cost at least USD dollars
   --quiet               Print only errors
   --json                ingest/demo: print the summary as one JSON object on stdout (no trace trees)
   --version, -V         Print the version (also: agent-otel-bridge version)
@@ -78,6 +85,17 @@ Export follows the standard environment: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPOR
 (http/protobuf, http/json, grpc), OTEL_EXPORTER_OTLP_HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES,
 OTEL_TRACES_EXPORTER and OTEL_METRICS_EXPORTER (lists: otlp, console, none), OTEL_SDK_DISABLED,
 OTEL_TRACES_SAMPLER (+ _ARG), OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT.`;
+
+/** The flags of every command that makes spans: how runs are named, captured, priced and sampled. */
+const SINK_FLAGS = [
+  'agent-name',
+  'capture-content',
+  'prices',
+  'sample-ratio',
+  'keep-slower-than-ms',
+  'keep-tokens-above',
+  'keep-cost-above',
+] as const;
 
 /** The flags each command takes (besides --help and --version). */
 export const COMMAND_OPTIONS = {
@@ -88,14 +106,13 @@ export const COMMAND_OPTIONS = {
     'grace-ms',
     'workers',
     'output',
-    'agent-name',
-    'capture-content',
+    ...SINK_FLAGS,
     'quiet',
     'json',
   ],
-  demo: ['runs', 'output', 'agent-name', 'capture-content', 'quiet', 'json'],
+  demo: ['runs', 'output', ...SINK_FLAGS, 'quiet', 'json'],
   validate: ['dialect', 'quiet'],
-  crabtalk: ['socket', 'tcp', 'grace-ms', 'output', 'agent-name', 'capture-content', 'quiet'],
+  crabtalk: ['socket', 'tcp', 'grace-ms', 'output', ...SINK_FLAGS, 'quiet'],
   nats: [
     'url',
     'stream',
@@ -117,8 +134,7 @@ export const COMMAND_OPTIONS = {
     'token-env',
     'allow-unauthenticated',
     'dialect',
-    'agent-name',
-    'capture-content',
+    ...SINK_FLAGS,
     'quiet',
   ],
   redis: [
@@ -142,8 +158,7 @@ export const COMMAND_OPTIONS = {
     'token-env',
     'allow-unauthenticated',
     'dialect',
-    'agent-name',
-    'capture-content',
+    ...SINK_FLAGS,
     'quiet',
   ],
   route: [
@@ -173,8 +188,7 @@ export const COMMAND_OPTIONS = {
     'tls-cert',
     'tls-key',
     'dialect',
-    'agent-name',
-    'capture-content',
+    ...SINK_FLAGS,
     'quiet',
   ],
   top: ['interval-ms', 'once', 'token-env'],

@@ -32,6 +32,11 @@ interface EventBase {
   readonly runId: string;
   /** When the runtime emitted the event. */
   readonly time: HrTime;
+  /**
+   * The runtime sent no time: `time` is when the bridge read the event. Its run's durations are
+   * then not recorded in latency histograms (its spans keep the times).
+   */
+  readonly timeFromArrival?: true | undefined;
 }
 
 export interface RunStarted extends EventBase {
@@ -39,6 +44,19 @@ export interface RunStarted extends EventBase {
   readonly sessionId?: string | undefined;
   readonly provider?: string | undefined;
   readonly model?: string | undefined;
+  /**
+   * The run's own agent (a sub-agent's name), instead of the sink's `agentName`: its span is
+   * `invoke_agent {agentName}` and its metrics carry it.
+   */
+  readonly agentName?: string | undefined;
+  /**
+   * The run that spawned this one (a sub-agent): its root span becomes a child of the parent's
+   * span, in the parent's trace, wherever each run is processed (docs/telemetry-contract.md,
+   * "Sub-agents"). The parent is named by its run id in the same dialect.
+   */
+  readonly parentRunId?: string | undefined;
+  /** The parent's tool call that spawned this run: the root span's parent is that `execute_tool`. */
+  readonly parentToolCallId?: string | undefined;
 }
 export interface ContextBuilt extends EventBase {
   readonly type: 'ContextBuilt';
@@ -114,6 +132,8 @@ export interface TokenUsage {
   readonly outputTokens?: number | undefined;
   readonly cacheReadInputTokens?: number | undefined;
   readonly cacheCreationInputTokens?: number | undefined;
+  /** Output tokens spent on reasoning (part of `outputTokens`). */
+  readonly reasoningOutputTokens?: number | undefined;
 }
 export interface UsageRecorded extends EventBase {
   readonly type: 'UsageRecorded';

@@ -17,8 +17,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Distinct identifiers remembered with their clean form (the cache starts over when full). */
 const CACHE_SIZE = 4096;
 
-const NAME_FIELDS = new Set(['provider', 'model', 'toolName']);
-const ID_FIELDS = ['sessionId', 'provider', 'model', 'callId', 'toolName', 'messageId'] as const;
+const NAME_FIELDS = new Set(['provider', 'model', 'toolName', 'agentName']);
+const ID_FIELDS = [
+  'sessionId',
+  'provider',
+  'model',
+  'callId',
+  'toolName',
+  'messageId',
+  'agentName',
+  'parentToolCallId',
+] as const;
 
 /** A provider, model or tool name as it may be exported. */
 const NAME_SHAPE = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/;

@@ -25,6 +25,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
       if (event.sessionId !== undefined && run.conversationId === undefined) {
         run.conversationId = event.sessionId;
         run.span.setAttribute(S.ATTR_GEN_AI_CONVERSATION_ID, event.sessionId);
+        run.span.setAttribute(S.ATTR_SESSION_ID, event.sessionId);
       }
       return run.synthesized
         ? ACCEPTED
@@ -38,7 +39,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
       return outcome;
     }
     case 'TextDelta':
-      if (run.chat !== undefined) addChatText(ctx, run.chat, event.time, event.delta);
+      if (run.chat !== undefined) addChatText(ctx, run, run.chat, event.time, event.delta);
       return ACCEPTED;
     case 'ToolCallStarted':
     case 'ToolCallDelta':
@@ -70,7 +71,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
           target.span.addEvent(S.EVENT_DOOM_LOOP_DETECTED, attributes, event.time);
       }
       run.sawDoomLoop = true;
-      recordOnce(run, (i) => i.doomLoops.add(1, agentMetricAttributes(ctx.agentName, run)));
+      recordOnce(run, (i) => i.doomLoops.add(1, agentMetricAttributes(run.agentName, run)));
       return ACCEPTED;
     }
     case 'CompactionCircuitOpened':
@@ -81,7 +82,7 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
           event.time,
         );
       }
-      recordOnce(run, (i) => i.breakerOpened.add(1, agentMetricAttributes(ctx.agentName)));
+      recordOnce(run, (i) => i.breakerOpened.add(1, agentMetricAttributes(run.agentName)));
       return ACCEPTED;
   }
 }

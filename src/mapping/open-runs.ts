@@ -19,6 +19,8 @@ export interface OpenRun {
   readonly iteration: number;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** US dollars of its model calls priced so far (absent before the first priced call). */
+  readonly costUsd?: number;
   /** The type of the latest event applied, and when it happened (RFC 3339). */
   readonly lastEvent: string;
   readonly lastEventAt: string;
@@ -54,6 +56,7 @@ export function toOpenRun(run: RunRecord, agent: string | undefined, nowMillis: 
     iteration: Math.max(0, run.highestIteration),
     inputTokens: run.inputTokens ?? 0,
     outputTokens: run.outputTokens ?? 0,
+    ...(run.costUsd === undefined ? {} : { costUsd: run.costUsd }),
     lastEvent: run.lastEvent,
     lastEventAt: formatHrTime(run.lastSeen),
     toolsRunning: run.tools?.size ?? 0,
@@ -61,18 +64,14 @@ export function toOpenRun(run: RunRecord, agent: string | undefined, nowMillis: 
 }
 
 /** The open runs grouped by agent, provider and model, for the gauges. */
-export function groupOpenRuns(
-  runs: Iterable<RunRecord>,
-  agent: string | undefined,
-  nowMillis: number,
-): OpenRunGroup[] {
+export function groupOpenRuns(runs: Iterable<RunRecord>, nowMillis: number): OpenRunGroup[] {
   const groups = new Map<string, OpenRunGroup>();
   for (const run of runs) {
-    const key = `${run.provider ?? ''}\0${run.model ?? ''}`;
+    const key = `${run.agentName ?? ''}\0${run.provider ?? ''}\0${run.model ?? ''}`;
     let group = groups.get(key);
     if (group === undefined) {
       group = {
-        agent,
+        agent: run.agentName,
         provider: run.provider,
         model: run.model,
         count: 0,

@@ -52,6 +52,9 @@ export interface ChatRecord extends SpanBudget, MutableModel {
   outputTokens: number | undefined;
   cacheReadTokens: number | undefined;
   cacheCreationTokens: number | undefined;
+  reasoningTokens: number | undefined;
+  /** When its latest chunk arrived (for the time per output chunk). */
+  lastChunk: HrTime | undefined;
   /** Streamed text, kept only when content capture is on. */
   text: string;
 }
@@ -73,6 +76,13 @@ export interface RunRecord extends SpanBudget, MutableModel {
   readonly parent: Context;
   readonly start: HrTime;
   readonly synthesized: boolean;
+  /** The run's agent: its own (`RunStarted.agentName`, a sub-agent's) or the sink's. */
+  readonly agentName: string | undefined;
+  /**
+   * Prefix of the roles its span ids are made from: empty for a run in its own trace; a
+   * sub-agent's spans share its parent's trace, so theirs are `subagent/<run id>/…`.
+   */
+  readonly roleScope: string;
   conversationId: string | undefined;
   /** Latest event time seen; an abandoned run ends here. */
   lastSeen: HrTime;
@@ -97,7 +107,14 @@ export interface RunRecord extends SpanBudget, MutableModel {
   toolArguments: Map<string, string> | undefined;
   inputTokens: number | undefined;
   outputTokens: number | undefined;
+  /** US dollars of the run's priced calls (and usage reported after them). */
+  costUsd: number | undefined;
+  /** Calls (and late usage reports) priced, and left unpriced. */
+  pricedCalls: number;
+  unpricedCalls: number;
   sawDoomLoop: boolean;
+  /** Some of its events were timed by their arrival: its durations stay out of the histograms. */
+  timedByArrival: boolean;
   /**
    * Where the run's metrics go: the sink's instruments, or no-op ones when the run is rebuilt
    * from redelivered events after its metrics were already recorded (each run counts once).

@@ -53,6 +53,9 @@ export class RunTracker {
     abandoned: 0,
   };
 
+  /** Cost of the runs ended so far: US dollars of priced calls, calls priced and unpriced. */
+  readonly cost = { usd: 0, pricedCalls: 0, unpricedCalls: 0 };
+
   /** Told of each run ended without its terminal event (idle, capacity, end of input). */
   onAbandoned: ((runId: string) => void) | undefined;
 
@@ -100,6 +103,7 @@ export class RunTracker {
       if (event.type === 'RunStarted') return { outcome: 'accepted' };
     }
     run.lastSeen = maxHrTime(run.lastSeen, event.time);
+    if (event.timeFromArrival === true) run.timedByArrival = true;
     run.lastEvent = event.type;
     run.lastActivityMillis = now;
     if (isTerminal(event)) {
@@ -126,12 +130,12 @@ export class RunTracker {
     return [...this.runs.values()]
       .sort((a, b) => compareHrTime(a.start, b.start))
       .slice(0, limit)
-      .map((run) => toOpenRun(run, this.ctx.agentName, now));
+      .map((run) => toOpenRun(run, run.agentName, now));
   }
 
   /** The open runs grouped by agent and model (the open-run gauges). */
   openRunGroups(): OpenRunGroup[] {
-    return groupOpenRuns(this.runs.values(), this.ctx.agentName, this.ctx.now());
+    return groupOpenRuns(this.runs.values(), this.ctx.now());
   }
 
   /** Metric writes an open run made so far (undefined: no such open run). */
@@ -164,7 +168,7 @@ export class RunTracker {
     }
     this.runs.delete(runId);
     // It is no longer active here; what it recorded stays recorded, once.
-    run.instruments.runsActive.add(-1, agentMetricAttributes(this.ctx.agentName));
+    run.instruments.runsActive.add(-1, agentMetricAttributes(run.agentName));
     this.letGo.set(runId, run.metricWrites);
     if (this.letGo.size > this.ctx.finishedRunMemory)
       this.letGo.delete(this.letGo.keys().next().value!);
@@ -222,6 +226,7 @@ export class RunTracker {
       dialect,
       now,
       this.counted.has(event.runId) ? NO_METRICS : this.ctx.instruments,
+      (parentRunId) => this.runs.get(parentRunId),
     );
     this.runs.set(event.runId, run);
     const replayed = this.letGo.get(event.runId);
@@ -229,7 +234,7 @@ export class RunTracker {
       run.replayedWrites = replayed;
       this.letGo.delete(event.runId);
     }
-    run.instruments.runsActive.add(1, agentMetricAttributes(this.ctx.agentName));
+    run.instruments.runsActive.add(1, agentMetricAttributes(run.agentName));
     return run;
   }
 
@@ -247,6 +252,9 @@ export class RunTracker {
     this.runs.delete(run.runId);
     endRun(this.ctx, run, ending);
     this.outcomes[ending.outcome] += 1;
+    this.cost.usd += run.costUsd ?? 0;
+    this.cost.pricedCalls += run.pricedCalls;
+    this.cost.unpricedCalls += run.unpricedCalls;
     // Remembered before the listener hears of it, so that the listener may forget it at once.
     this.rememberFinished(run.runId, terminalKey ?? -1);
     if (this.ctx.onRunEnd !== undefined) {

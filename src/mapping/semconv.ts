@@ -16,6 +16,20 @@ export const ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS = 'gen_ai.usage.cache_rea
 export const ATTR_GEN_AI_USAGE_CACHE_WRITE_INPUT_TOKENS = 'gen_ai.usage.cache_write.input_tokens';
 export const ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS =
   'gen_ai.usage.cache_creation.input_tokens';
+/** Output tokens spent on reasoning (part of the output tokens). */
+export const ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS = 'gen_ai.usage.reasoning.output_tokens';
+/** Cost of a model call: the draft of the GenAI conventions (`gen_ai.usage.cost.*`). */
+export const ATTR_GEN_AI_USAGE_COST_AMOUNT = 'gen_ai.usage.cost.amount';
+export const ATTR_GEN_AI_USAGE_COST_CURRENCY = 'gen_ai.usage.cost.currency';
+export const ATTR_GEN_AI_USAGE_COST_SOURCE = 'gen_ai.usage.cost.source';
+export const GEN_AI_USAGE_COST_CURRENCY_USD = 'USD';
+/** The cost was computed by the bridge from tokens and a price table. */
+export const GEN_AI_USAGE_COST_SOURCE_LOCAL = 'local';
+/** The current conventions' token modality; the runtimes do not report one. */
+export const ATTR_GEN_AI_TOKEN_MODALITY = 'gen_ai.token.modality';
+export const GEN_AI_TOKEN_MODALITY_UNKNOWN = 'unknown';
+/** General semantic conventions: the session a run belongs to (beside `gen_ai.conversation.id`). */
+export const ATTR_SESSION_ID = 'session.id';
 export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
 export const ATTR_GEN_AI_TOOL_CALL_ID = 'gen_ai.tool.call.id';
 export const ATTR_GEN_AI_TOOL_TYPE = 'gen_ai.tool.type';
@@ -38,12 +52,29 @@ export const ATTR_AGENT_RUN_ID = 'agent.run.id';
 export const ATTR_AGENT_RUN_OUTCOME = 'agent.run.outcome';
 export const ATTR_AGENT_RUN_ITERATIONS = 'agent.run.iterations';
 export const ATTR_AGENT_RUN_SYNTHESIZED = 'agent.run.synthesized';
+/** A sub-agent's parent run (`RunStarted.parentRunId`). */
+export const ATTR_AGENT_RUN_PARENT_ID = 'agent.run.parent_id';
 export const ATTR_AGENT_ITERATION_NUMBER = 'agent.iteration.number';
 export const ATTR_AGENT_CONTEXT_MESSAGE_COUNT = 'agent.context.message_count';
 export const ATTR_AGENT_TOOL_OUTCOME = 'agent.tool.outcome';
 export const ATTR_AGENT_SPAN_INCOMPLETE = 'agent.span.incomplete';
 export const ATTR_AGENT_DOOM_LOOP_DESCRIPTION = 'agent.doom_loop.description';
 export const ATTR_AGENT_COMPACTION_CONSECUTIVE_FAILURES = 'agent.compaction.consecutive_failures';
+/** `priced` or `unpriced` (never $0 for a model without a price). */
+export const ATTR_AGENT_COST_STATUS = 'agent.cost.status';
+/** Why a call is unpriced: `no_model`, `unknown_model`, `price_error`. */
+export const ATTR_AGENT_COST_UNPRICED_REASON = 'agent.cost.unpriced_reason';
+/** The price table (and its version) that priced the call. */
+export const ATTR_AGENT_COST_PRICE_TABLE = 'agent.cost.price_table';
+/** A run's cost in US dollars: the sum of its priced calls. */
+export const ATTR_AGENT_RUN_COST_USD = 'agent.run.cost.usd';
+/** `priced` (every call priced), `partial`, or `unpriced` (none). */
+export const ATTR_AGENT_RUN_COST_STATUS = 'agent.run.cost.status';
+/** The pricing class of tokens: `input` (uncached), `cache_read`, `cache_write`, `output`, `reasoning`. */
+export const ATTR_AGENT_TOKEN_CLASS = 'agent.token.class';
+export const AGENT_COST_PRICED = 'priced';
+export const AGENT_COST_UNPRICED = 'unpriced';
+export const AGENT_COST_PARTIAL = 'partial';
 export const ATTR_AGENT_BRIDGE_DIALECT = 'agent_bridge.dialect';
 export const ATTR_AGENT_BRIDGE_EVENT_OUTCOME = 'agent_bridge.event.outcome';
 export const ATTR_AGENT_BRIDGE_REASON = 'agent_bridge.reason';
@@ -67,6 +98,32 @@ export const METRIC_GEN_AI_INVOKE_AGENT_INFERENCE_CALLS = 'gen_ai.invoke_agent.i
 export const METRIC_GEN_AI_INVOKE_AGENT_TOOL_CALLS = 'gen_ai.invoke_agent.tool_calls';
 /** Calls per agent invocation: 1 through 128, doubling. */
 export const CALL_COUNT_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128];
+/** The current conventions' (GenAI semantic conventions v0.1.0) model-call metrics. */
+export const METRIC_GEN_AI_CLIENT_INFERENCE_DURATION = 'gen_ai.client.inference.duration';
+export const METRIC_GEN_AI_CLIENT_INFERENCE_TIME_TO_FIRST_CHUNK =
+  'gen_ai.client.inference.time_to_first_chunk';
+export const METRIC_GEN_AI_CLIENT_INFERENCE_TIME_PER_OUTPUT_CHUNK =
+  'gen_ai.client.inference.time_per_output_chunk';
+export const METRIC_GEN_AI_CLIENT_INFERENCE_USAGE_INPUT_TOKENS =
+  'gen_ai.client.inference.usage.input_tokens';
+export const METRIC_GEN_AI_CLIENT_INFERENCE_USAGE_OUTPUT_TOKENS =
+  'gen_ai.client.inference.usage.output_tokens';
+export const METRIC_GEN_AI_CLIENT_INFERENCE_USAGE_CACHE_READ_INPUT_TOKENS =
+  'gen_ai.client.inference.usage.cache_read.input_tokens';
+export const METRIC_GEN_AI_CLIENT_INFERENCE_USAGE_CACHE_WRITE_INPUT_TOKENS =
+  'gen_ai.client.inference.usage.cache_write.input_tokens';
+export const METRIC_GEN_AI_CLIENT_INFERENCE_USAGE_REASONING_OUTPUT_TOKENS =
+  'gen_ai.client.inference.usage.reasoning.output_tokens';
+export const METRIC_GEN_AI_CLIENT_INFERENCE_OPERATION_INPUT_TOKENS =
+  'gen_ai.client.inference.operation.input_tokens';
+export const METRIC_GEN_AI_CLIENT_INFERENCE_OPERATION_OUTPUT_TOKENS =
+  'gen_ai.client.inference.operation.output_tokens';
+/** Buckets for the time between streamed chunks, in seconds. */
+export const CHUNK_INTERVAL_BUCKETS = [
+  0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 2.5,
+];
+export const METRIC_AGENT_COST_USD = 'agent.cost.usd';
+export const METRIC_AGENT_TOKENS = 'agent.tokens';
 export const METRIC_AGENT_RUNS = 'agent.runs';
 export const METRIC_AGENT_RUNS_ACTIVE = 'agent.runs.active';
 export const METRIC_AGENT_RUNS_OPEN = 'agent.runs.open';

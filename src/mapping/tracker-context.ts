@@ -1,6 +1,7 @@
 import type { Context, Tracer } from '@opentelemetry/api';
 import type { LimitHit } from './metrics/limit-report.js';
 import type { Instruments } from './metrics/instruments.js';
+import type { PriceTable } from '../pricing/price-table.js';
 import type { Scrubber } from './privacy/scrub.js';
 
 /** A run that ended, as `onRunEnd` reports it. */
@@ -31,6 +32,8 @@ export interface TrackerContext {
   readonly captureContent: boolean;
   /** Follow the GenAI conventions' current development rather than v1.41. */
   readonly latestGenAi?: boolean;
+  /** Prices model calls; undefined: costs are off. */
+  readonly prices?: PriceTable | undefined;
   readonly maxContentBytes: number;
   readonly idleTimeoutMillis: number;
   readonly maxOpenRuns: number;

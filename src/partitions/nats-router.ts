@@ -1,6 +1,6 @@
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JsMsg } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
+import { connectNats } from '../sources/nats-connection.js';
 import { ConnectionWatch, waitUntilExists } from '../sources/broker-source.js';
 import { partitionOfEvent } from './partition-of.js';
 import type { Router, RouterOptions } from './router.js';
@@ -19,11 +19,7 @@ export function createNatsRouter(options: RouterOptions): Router {
       return routed;
     },
     async run() {
-      const nc = await connect({
-        servers: options.url,
-        maxReconnectAttempts: -1,
-        name: 'agent-otel-bridge-router',
-      });
+      const nc = await connectNats(options.url, 'agent-otel-bridge-router');
       try {
         const jsm = await jetstreamManager(nc);
         // Started before the runtime created its stream: wait for it (stop() ends the wait).

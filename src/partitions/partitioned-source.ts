@@ -204,6 +204,11 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
           }
           onMessage(text, fenced(own, delivery));
         }, canPull);
+        // Reading that ends by an error, not by a stop, would leave the partition owned and
+        // unread for good: it goes, to be taken again (here or elsewhere) after a cool-down.
+        own.running.catch((error: unknown) => {
+          if (own.state === 'reading') stepDown(own, `reading it failed: ${describe(error)}`);
+        });
         changed('taken');
         metrics.tookOver((performance.now() - takenAt) / 1000);
         options.report(`owns partition ${p} of ${options.partitions} (epoch ${epoch})`);

@@ -1,7 +1,8 @@
-import { createClient } from 'redis';
+import { connectRedis } from '../sources/redis-connection.js';
+import type { RedisClient } from '../sources/redis-connection.js';
 import type { LeaseStore } from './lease-store.js';
 
-type Client = ReturnType<typeof createClient>;
+type Client = RedisClient;
 
 // The lease's value is `<instance>/<epoch>`; the epoch comes from a counter per partition, so a
 // previous owner's value never equals a later one's, even for the same instance.
@@ -35,9 +36,7 @@ export async function createRedisLeaseStore(options: {
   readonly instanceId: string;
   readonly leaseMillis: number;
 }): Promise<LeaseStore> {
-  const client: Client = createClient({ url: options.url });
-  client.on('error', () => undefined);
-  await client.connect();
+  const client: Client = await connectRedis(options.url);
   const { prefix, instanceId, leaseMillis } = options;
   const members = `${prefix}:members`;
   const lease = (p: number) => redisLeaseKey(prefix, p);

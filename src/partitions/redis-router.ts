@@ -1,5 +1,5 @@
-import { createClient } from 'redis';
 import { ConnectionWatch } from '../sources/broker-source.js';
+import { connectRedis } from '../sources/redis-connection.js';
 import { partitionOfEvent } from './partition-of.js';
 import type { Router, RouterOptions } from './router.js';
 
@@ -31,9 +31,7 @@ export function createRedisRouter(options: RouterOptions): Router {
       return routed;
     },
     async run() {
-      const client = createClient({ url: options.url });
-      client.on('error', () => undefined);
-      await client.connect();
+      const client = await connectRedis(options.url);
       try {
         // Started before anything was published: the stream is created with the group.
         await client

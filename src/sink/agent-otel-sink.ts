@@ -34,6 +34,8 @@ export interface SinkStats {
   readonly runs: { readonly open: number } & Readonly<
     Record<'completed' | 'failed' | 'cancelled' | 'abandoned', number>
   >;
+  /** The ended runs' cost: US dollars of their priced model calls, calls priced and unpriced. */
+  readonly cost: Readonly<Record<'usd' | 'pricedCalls' | 'unpricedCalls', number>>;
 }
 
 export interface AgentOtelSink {

@@ -5,7 +5,9 @@ import { createLineDecoder } from '../dialects/detect.js';
 import type { LineDecoder, LineResult } from '../dialects/detect.js';
 import type { ParseResult } from '../dialects/shared/parse-result.js';
 import type { DialectName, InputDialect } from '../events/dialect-name.js';
-import { createArrivalClock } from '../dialects/shared/stream-clock.js';
+import { createTrackedArrivalClock, markArrivalTimed } from '../dialects/shared/stream-clock.js';
+import type { TrackedArrivalClock } from '../dialects/shared/stream-clock.js';
+import { RunIdClaims } from './run-id-claims.js';
 import type { AgentEvent } from '../events/agent-event.js';
 import type { OpenRun } from '../mapping/open-runs.js';
 import { nativeEventProblem } from '../events/native-event-check.js';
@@ -171,11 +173,28 @@ export function createBridgeSink(
     return applyAll(result.events, dialect, source.sourceType);
   };
 
-  /** Decodes one line and maps it; a decoder's fault is a counted rejection, never a throw. */
-  const decodeAndApply = (decoder: LineDecoder, line: string): HandleResult => {
+  /**
+   * Decodes one line and maps it; a decoder's fault is a counted rejection, never a throw. Events
+   * whose decoding read the arrival clock (the runtime sent no time) are marked so.
+   */
+  const decodeAndApply = (
+    decoder: LineDecoder,
+    clock: TrackedArrivalClock,
+    claim: ReturnType<RunIdClaims['stream']>,
+    line: string,
+  ): HandleResult => {
     let decoded: LineResult;
     try {
+      clock.taken();
       decoded = decoder.decodeLine(line);
+      const { result } = decoded;
+      if (result.ok) {
+        const events = claim(
+          clock.taken() ? markArrivalTimed(result.events) : result.events,
+          decoded.dialect,
+        );
+        if (events !== result.events) decoded = { ...decoded, result: { ...result, events } };
+      }
     } catch (error) {
       log.error('failed to decode a line', error);
       return count({
@@ -188,18 +207,28 @@ export function createBridgeSink(
     return applyParsed(decoded.result, decoded.dialect);
   };
 
-  const streams = new Map<string, LineDecoder>();
+  const claims = new RunIdClaims();
+  const streams = new Map<
+    string,
+    {
+      decoder: LineDecoder;
+      clock: TrackedArrivalClock;
+      claim: ReturnType<RunIdClaims['stream']>;
+    }
+  >();
   const openStream = (scope: string, dialect: InputDialect = config.dialect): EventStream => {
+    const clock = createTrackedArrivalClock(config.now);
+    const claim = claims.stream(scope);
     const decoder = createLineDecoder(dialect, {
       scope,
-      arrival: createArrivalClock(config.now),
+      arrival: clock.now,
       maxJsonDepth: config.maxJsonDepth,
     });
     return {
       get dialect() {
         return decoder.dialect;
       },
-      handleJson: (line) => decodeAndApply(decoder, line),
+      handleJson: (line) => decodeAndApply(decoder, clock, claim, line),
     };
   };
 
@@ -221,14 +250,16 @@ export function createBridgeSink(
     handleJson(line, dialect = config.dialect) {
       let stream = streams.get(dialect);
       if (stream === undefined) {
-        stream = createLineDecoder(dialect, {
+        const clock = createTrackedArrivalClock(config.now);
+        const decoder = createLineDecoder(dialect, {
           scope: 'default',
-          arrival: createArrivalClock(config.now),
+          arrival: clock.now,
           maxJsonDepth: config.maxJsonDepth,
         });
+        stream = { decoder, clock, claim: claims.stream(`default/${dialect}`) };
         streams.set(dialect, stream);
       }
-      return decodeAndApply(stream, line);
+      return decodeAndApply(stream.decoder, stream.clock, stream.claim, line);
     },
     handleParsed: applyParsed,
     openStream,
@@ -242,8 +273,13 @@ export function createBridgeSink(
     restoreRun(events, dialect, metricWrites = 0) {
       const runId = events[0]?.runId;
       if (runId !== undefined) safely(() => tracker.expectReplay(runId, metricWrites));
-      // Counted once already, where they were first taken.
-      applyAll(events, dialect, undefined, (result) => result);
+      // Counted once already, where they were first taken; not new input to the windows either.
+      buffer.replaying = true;
+      try {
+        applyAll(events, dialect, undefined, (result) => result);
+      } finally {
+        buffer.replaying = false;
+      }
     },
     metricWritesOf(runId) {
       return tracker.metricWritesOf(runId);
@@ -265,7 +301,11 @@ export function createBridgeSink(
       return { open: tracker.openRuns, runs: safely(() => tracker.openRunsView(limit)) ?? [] };
     },
     stats() {
-      return { events: { ...events }, runs: { open: tracker.openRuns, ...tracker.outcomes } };
+      return {
+        events: { ...events },
+        runs: { open: tracker.openRuns, ...tracker.outcomes },
+        cost: { ...tracker.cost },
+      };
     },
     flush() {
       // Runs that have ended wait for nothing more: their grace ends now, so they are exported.

@@ -83,6 +83,7 @@ export function createSinkMapping(
     parentContext: config.parentContext,
     captureContent: config.captureContent,
     latestGenAi: config.genAiConventions === 'latest',
+    prices: config.prices,
     maxContentBytes: config.maxContentBytes,
     idleTimeoutMillis: config.idleTimeoutMillis,
     maxOpenRuns: config.maxOpenRuns,

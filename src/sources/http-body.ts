@@ -14,13 +14,21 @@ export function readBody(
   req: IncomingMessage,
   limit: number,
   take: (bytes: number) => boolean,
-): Promise<Buffer | undefined | 'busy'> {
+  /** No bytes for this long: `idle`. */
+  idleMillis = Number.POSITIVE_INFINITY,
+): Promise<Buffer | undefined | 'busy' | 'idle'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    const stop = (result: undefined | 'busy') => {
+    let idle: NodeJS.Timeout | undefined;
+    const watch = () => {
+      if (idle !== undefined) clearTimeout(idle);
+      if (Number.isFinite(idleMillis)) idle = setTimeout(() => stop('idle'), idleMillis);
+    };
+    const stop = (result: undefined | 'busy' | 'idle') => {
       done = true;
+      if (idle !== undefined) clearTimeout(idle);
       req.off('data', onData);
       resolve(result);
     };
@@ -29,12 +37,18 @@ export function readBody(
       if (size > limit) return stop(undefined);
       if (!take(size)) return stop('busy');
       chunks.push(chunk);
+      watch();
     };
+    watch();
     req.on('data', onData);
     req.on('end', () => {
+      if (idle !== undefined) clearTimeout(idle);
       if (!done) resolve(Buffer.concat(chunks));
     });
-    req.on('error', reject);
+    req.on('error', (error) => {
+      if (idle !== undefined) clearTimeout(idle);
+      reject(error);
+    });
   });
 }
 

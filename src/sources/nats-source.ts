@@ -1,7 +1,7 @@
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { JetStreamManager, JsMsg } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { connectNats } from './nats-connection.js';
 import type { BrokerSource } from './broker-source.js';
 import type { Delivery } from './delivery-ledger.js';
 import { ConnectionWatch, pause, waitUntilExists } from './broker-source.js';
@@ -24,6 +24,9 @@ export interface NatsSourceOptions {
    */
   readonly refuseShared?: ((other: string) => string) | undefined;
 }
+
+/** How long a pull waits at the server for messages before it ends empty. */
+const PULL_EXPIRES_MILLIS = 1000;
 
 /** Another consumer reads the same durable consumer or group now. */
 export class SharedConsumerError extends Error {}
@@ -84,11 +87,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
     description,
     keepAliveMillis: Math.max(500, Math.floor(options.ackWaitMillis / 3)),
     async open() {
-      nc = await connect({
-        servers: options.url,
-        maxReconnectAttempts: -1,
-        name: 'agent-otel-bridge',
-      });
+      nc = await connectNats(options.url);
       await ensureConsumer(await jetstreamManager(nc));
       // The client reconnects by itself (pulls wait meanwhile); say when it drops and is back.
       const connection = nc;
@@ -111,23 +110,29 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
       if (stopping.signal.aborted) return;
       const consumer = await jetstream(nc).consumers.get(options.stream, options.durable);
       const jsm = await jetstreamManager(nc);
-      // Messages handed over and not yet acknowledged or given back.
-      let held = 0;
+      // Messages handed over and not yet acknowledged or given back, by stream sequence, with
+      // their deliveries not yet settled: a message redelivered while its first delivery is
+      // still held (its ack wait ran out in a stall) is one message pending at the server, not
+      // two, and an acknowledgement of either delivery settles it there.
+      const held = new Map<number, number>();
       const toDelivery = (message: JsMsg): Delivery => {
-        held += 1;
+        const seq = message.seq;
+        held.set(seq, (held.get(seq) ?? 0) + 1);
         let settled = false;
-        const settle = () => {
+        const settle = (acknowledged: boolean) => {
           if (settled) return;
           settled = true;
-          held -= 1;
+          const left = (held.get(seq) ?? 1) - 1;
+          if (acknowledged || left <= 0) held.delete(seq);
+          else held.set(seq, left);
         };
         return {
           ack: () => {
-            settle();
+            settle(true);
             message.ack();
           },
           nak: (delay) => {
-            settle();
+            settle(false);
             message.nak(delay);
           },
           keepAlive: () => message.working(),
@@ -135,7 +140,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           // messages, and still counted as pending, so the new owner collects them and applies
           // them in stream order first (no wait for the ack wait).
           release: () => {
-            settle();
+            settle(false);
             message.nak(0);
           },
         };
@@ -143,13 +148,16 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
       /**
        * After a failed pull: messages the server sent into it and this process never read count
        * as delivered and come back only after the ack wait, while newer ones would flow at once
-       * and be applied first (the lost ones then late, their spans missing). When the server
-       * holds more messages for this consumer than were handed over here, wait out the ack wait:
-       * the server redelivers ahead of newer messages, and every run stays in order.
+       * and be applied first (the lost ones then late, their spans missing). The client gives a
+       * pull up on its own clock (heartbeats missed under load) while the server may still send
+       * into it until it expires, so first let it expire; then, when the server holds more
+       * messages for this consumer than were handed over here, wait out the ack wait: the server
+       * redelivers ahead of newer messages, and every run stays in order.
        */
       const awaitLostInFlight = async () => {
+        await pause(PULL_EXPIRES_MILLIS + 500, stopping.signal);
         const info = await jsm.consumers.info(options.stream, options.durable);
-        const lost = info.num_ack_pending - held;
+        const lost = info.num_ack_pending - held.size;
         if (lost <= 0) return;
         options.report?.(
           `${lost} message(s) sent into a failed pull never arrived; waiting ${(options.ackWaitMillis / 1000).toFixed(1)} s (the ack wait) for their redelivery before newer messages`,
@@ -164,13 +172,21 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
         const recovered = new Map<number, JsMsg>();
         const redelivered = new Set<number>();
         const until = Date.now() + 3 * options.ackWaitMillis + 2000;
+        // What is collected is kept alive every third of the ack wait (not after every pull: with
+        // a backlog of tens of thousands, that is millions of progress messages, and the wait
+        // runs out before the redeliveries are in).
+        const keepAliveEvery = Math.max(250, Math.floor(options.ackWaitMillis / 3));
+        let keptAliveAt = Date.now();
         while (
           !stopping.signal.aborted &&
           Date.now() < until &&
           redelivered.size < pendingAtStart
         ) {
           try {
-            const batch = await consumer.fetch({ max_messages: options.batchSize, expires: 1000 });
+            const batch = await consumer.fetch({
+              max_messages: options.batchSize,
+              expires: PULL_EXPIRES_MILLIS,
+            });
             for await (const message of batch) {
               recovered.set(message.seq, message);
               if (message.info.deliveryCount > 1) redelivered.add(message.seq);
@@ -179,7 +195,10 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
             // A pull can fail (missed heartbeats under load, a reconnect): pull again.
             await watch.failed(error, stopping.signal);
           }
-          for (const message of recovered.values()) message.working();
+          if (Date.now() - keptAliveAt >= keepAliveEvery) {
+            keptAliveAt = Date.now();
+            for (const message of recovered.values()) message.working();
+          }
         }
         for (const message of [...recovered.values()].sort((a, b) => a.seq - b.seq)) {
           onMessage(message.string(), toDelivery(message));
@@ -199,7 +218,10 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           // A pull is read to its end (at most a batch, within a second) even when stopping:
           // what the server sent into it and was never read would come back only after the ack
           // wait, behind newer messages; read, it is applied or released at once.
-          const batch = await consumer.fetch({ max_messages: options.batchSize, expires: 1000 });
+          const batch = await consumer.fetch({
+            max_messages: options.batchSize,
+            expires: PULL_EXPIRES_MILLIS,
+          });
           for await (const message of batch) {
             watch.ok();
             onMessage(message.string(), toDelivery(message));

@@ -1,6 +1,7 @@
-import { createClient } from 'redis';
 import type { BrokerSource } from './broker-source.js';
 import { ConnectionWatch, pause } from './broker-source.js';
+import { connectRedis } from './redis-connection.js';
+import type { RedisClient } from './redis-connection.js';
 
 export interface RedisSourceOptions {
   readonly url: string;
@@ -26,8 +27,6 @@ export interface RedisSourceOptions {
   readonly refuseShared?: ((other: string) => string) | undefined;
 }
 
-type Client = ReturnType<typeof createClient>;
-
 /** Another consumer of the group that read within this long is taken as live. */
 const SHARED_IDLE_MILLIS = 5000;
 interface Entry {
@@ -43,8 +42,8 @@ interface Entry {
  * was published yet.
  */
 export function createRedisSource(options: RedisSourceOptions): BrokerSource {
-  let reader: Client | undefined;
-  let writer: Client | undefined;
+  let reader: RedisClient | undefined;
+  let writer: RedisClient | undefined;
   const stopping = new AbortController();
   const acks = new Set<Promise<unknown>>();
   const retries: { text: string; id: string; at: number }[] = [];
@@ -95,11 +94,7 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
     description,
     keepAliveMillis: undefined,
     async open() {
-      reader = createClient({ url: options.url });
-      writer = createClient({ url: options.url });
-      reader.on('error', () => undefined);
-      writer.on('error', () => undefined);
-      await Promise.all([reader.connect(), writer.connect()]);
+      [reader, writer] = await Promise.all([connectRedis(options.url), connectRedis(options.url)]);
       // A stream nothing was published to yet is created with the group (an XADD to it then
       // works as to any stream), so a bridge started before the runtime waits for its events.
       try {
@@ -137,27 +132,38 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
         );
         return (reply as { messages: Entry[] }[] | null)?.[0]?.messages ?? [];
       };
-      // This consumer's own pending entries (a restart after a crash), then other consumers' idle ones.
-      for (let from = '0'; ;) {
-        const pending = await read(from);
-        if (pending.length === 0) break;
-        for (const entry of pending) deliver(entry, onMessage);
-        from = pending.at(-1)!.id;
-      }
-      for (let cursor = '0-0'; ;) {
-        const claimed = await writer.xAutoClaim(
-          options.stream,
-          options.group,
-          options.consumer,
-          options.claimIdleMillis,
-          cursor,
-          { COUNT: options.batchSize },
-        );
-        for (const entry of claimed.messages) if (entry !== null) deliver(entry, onMessage);
-        cursor = claimed.nextId;
-        if (cursor === '0-0') break;
-      }
       const watch = new ConnectionWatch('Redis', options.report ?? (() => undefined));
+      // This consumer's own pending entries (a restart after a crash), then other consumers' idle
+      // ones. A read that fails (the connection dropped, the server refused) is tried again from
+      // where it was, so that nothing is skipped and nothing delivered twice.
+      let from = '0';
+      let cursor: string | undefined = '0-0';
+      while (!stopping.signal.aborted && cursor !== undefined) {
+        try {
+          if (from !== '') {
+            const pending = await read(from);
+            if (pending.length === 0) from = '';
+            else {
+              for (const entry of pending) deliver(entry, onMessage);
+              from = pending.at(-1)!.id;
+            }
+            continue;
+          }
+          const claimed = await writer.xAutoClaim(
+            options.stream,
+            options.group,
+            options.consumer,
+            options.claimIdleMillis,
+            cursor,
+            { COUNT: options.batchSize },
+          );
+          for (const entry of claimed.messages) if (entry !== null) deliver(entry, onMessage);
+          cursor = claimed.nextId === '0-0' ? undefined : claimed.nextId;
+          watch.ok();
+        } catch (error) {
+          await watch.failed(error, stopping.signal);
+        }
+      }
       while (!stopping.signal.aborted) {
         const due = retries.filter((r) => r.at <= Date.now());
         for (const retry of due) {

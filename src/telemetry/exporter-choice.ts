@@ -66,6 +66,7 @@ export function isExportConfigured(env: Env): boolean {
     'OTEL_TRACES_EXPORTER',
     'OTEL_METRICS_EXPORTER',
     'OTEL_SDK_DISABLED',
+    'AGENT_OTEL_BRIDGE_DESTINATIONS',
   ].some((name) => (env[name] ?? '').trim() !== '');
 }
 

@@ -2,8 +2,6 @@ import { detectResources, envDetector, resourceFromAttributes } from '@opentelem
 import { OTLPMetricExporter as OTLPMetricExporterJson } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPTraceExporter as OTLPTraceExporterJson } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPMetricExporter as OTLPMetricExporterGrpc } from '@opentelemetry/exporter-metrics-otlp-grpc';
-import { OTLPTraceExporter as OTLPTraceExporterGrpc } from '@opentelemetry/exporter-trace-otlp-grpc';
 import {
   ConsoleMetricExporter,
   MeterProvider,
@@ -19,6 +17,16 @@ import {
 import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { OtlpProtoTraceExporter } from './otlp/otlp-proto-trace-exporter.js';
 import { samplerFromEnv } from './sampler-choice.js';
+import {
+  destinationMetricExporter,
+  destinationProbeEnv,
+  destinationsFromEnv,
+  destinationSpanExporter,
+} from './destinations.js';
+import type { Destination } from './destinations.js';
+import { RunSamplingProcessor } from './sampling/run-sampling-processor.js';
+import { runSamplingFromEnv } from './sampling/run-sampling-policy.js';
+import type { RunSamplingPolicy } from './sampling/run-sampling-policy.js';
 import { randomUUID } from 'node:crypto';
 import type { Env } from '../sink-options.js';
 import { AgentRunIdGenerator } from '../mapping/id-generator.js';
@@ -37,6 +45,7 @@ import {
 /** How much longer than the holding a processor or reader waits for an export. */
 const HELD_EXPORT_MARGIN_MILLIS = 30_000;
 import type { ExportListener } from './export/export-watcher.js';
+import { grpcMetricExporter, grpcSpanExporter } from './export/grpc-exporters.js';
 
 export interface TelemetryOptions {
   /** Environment to read (`OTEL_*`). Default: `process.env`. */
@@ -57,6 +66,18 @@ export interface TelemetryOptions {
   readonly holdThroughOutageMillis?: number;
   /** Metric export interval when `OTEL_METRIC_EXPORT_INTERVAL` is not set. Default 60 000 ms. */
   readonly metricExportIntervalMillis?: number;
+  /**
+   * Whole-run sampling (docs/sampling.md). Default: from `AGENT_OTEL_BRIDGE_SAMPLE_RATIO` and the
+   * `AGENT_OTEL_BRIDGE_KEEP_*` variables; none when the ratio is not set.
+   */
+  readonly runSampling?: RunSamplingPolicy;
+  /**
+   * More OTLP destinations, each with its own exporters, hold and accounting. Default: from
+   * `AGENT_OTEL_BRIDGE_DESTINATIONS` (docs/destinations.md).
+   */
+  readonly destinations?: readonly Destination[];
+  /** Told about each extra destination's exports (its own delivery accounting). */
+  readonly destinationListener?: (destination: Destination) => ExportListener | undefined;
 }
 
 /** Providers set up from the standard OpenTelemetry environment, with the bridge's id generator. */
@@ -97,6 +118,38 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
       : new Outage(hold, (error) => options.exportListener?.outageStarted?.(error));
   // An export held through an outage must not be timed out by its processor or reader first.
   const exportTimeout = hold === undefined ? undefined : hold + HELD_EXPORT_MARGIN_MILLIS;
+  const destinations = options.destinations ?? destinationsFromEnv(env);
+  const pipelines = destinations.map((d) => {
+    const listener = options.destinationListener?.(d);
+    const own =
+      hold === undefined
+        ? undefined
+        : new Outage(hold, (error) => listener?.outageStarted?.(error));
+    if (own !== undefined)
+      void probeCollector(destinationProbeEnv(d)).then((problem) => {
+        if (problem === undefined) own.reachable();
+        else listener?.collectorUnreachable?.(problem);
+      });
+    return { destination: d, listener, outage: own };
+  });
+  const interval =
+    envMillis(env, 'OTEL_METRIC_EXPORT_INTERVAL') ??
+    options.metricExportIntervalMillis ??
+    DEFAULT_METRIC_EXPORT_INTERVAL_MILLIS;
+  // The interval is the user's. The SDK's reader cannot wait longer than its interval for one
+  // export; a held export (outages) is taken off its hands and sent in order behind it.
+  const periodicReader = (exporter: PushMetricExporter) =>
+    new PeriodicExportingMetricReader({
+      exporter:
+        exportTimeout === undefined || exportTimeout <= interval
+          ? exporter
+          : new SerialMetricExporter(exporter),
+      exportIntervalMillis: interval,
+      exportTimeoutMillis: Math.min(
+        interval,
+        exportTimeout ?? envMillis(env, 'OTEL_METRIC_EXPORT_TIMEOUT') ?? 30_000,
+      ),
+    });
   const picked = options.disableMetrics === true ? [] : chooseMetricExporters(env);
   for (const exporter of picked) {
     // The collector's exporters are held through outages and watched; the console's is not.
@@ -107,24 +160,16 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
       console || options.exportListener === undefined
         ? chosen
         : new WatchedMetricExporter(chosen, options.exportListener);
-    const interval =
-      envMillis(env, 'OTEL_METRIC_EXPORT_INTERVAL') ??
-      options.metricExportIntervalMillis ??
-      DEFAULT_METRIC_EXPORT_INTERVAL_MILLIS;
-    // The interval is the user's. The SDK's reader cannot wait longer than its interval for one
-    // export; a held export (outages) is taken off its hands and sent in order behind it.
+    readers.push(periodicReader(metricExporter));
+  }
+  for (const { destination, listener, outage: own } of pipelines) {
+    if (!destination.metrics || options.disableMetrics === true) continue;
+    const held =
+      own === undefined
+        ? destinationMetricExporter(destination)
+        : new RetryingMetricExporter(destinationMetricExporter(destination), own);
     readers.push(
-      new PeriodicExportingMetricReader({
-        exporter:
-          exportTimeout === undefined || exportTimeout <= interval
-            ? metricExporter
-            : new SerialMetricExporter(metricExporter),
-        exportIntervalMillis: interval,
-        exportTimeoutMillis: Math.min(
-          interval,
-          exportTimeout ?? envMillis(env, 'OTEL_METRIC_EXPORT_TIMEOUT') ?? 30_000,
-        ),
-      }),
+      periodicReader(listener === undefined ? held : new WatchedMetricExporter(held, listener)),
     );
   }
   const meterProvider = new MeterProvider({ resource, readers });
@@ -136,6 +181,8 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
     });
 
   const spanProcessors: SpanProcessor[] = [];
+  const primaryBatches: SpanProcessor[] = [];
+  const destinationBatches: { processor: SpanProcessor; outage: Outage | undefined }[] = [];
   if (options.spanExporter !== undefined) {
     spanProcessors.push(new SimpleSpanProcessor({ exporter: options.spanExporter }));
   } else {
@@ -155,10 +202,38 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
         options.exportListener === undefined
           ? exporter
           : new WatchedSpanExporter(exporter, options.exportListener);
-      spanProcessors.push(batchProcessor(env, watched, meterProvider, exportTimeout));
+      const primary = batchProcessor(env, watched, meterProvider, exportTimeout);
+      primaryBatches.push(primary);
+      spanProcessors.push(primary);
     }
     if (names.includes('console'))
       spanProcessors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
+  }
+  // Every extra destination: its own batch processor, so that one failing never holds the others.
+  if (options.spanExporter === undefined)
+    for (const { destination, listener, outage: own } of pipelines) {
+      if (!destination.traces) continue;
+      const bounded = new SizeBoundedSpanExporter(
+        destinationSpanExporter(destination),
+        envMillis(env, 'AGENT_OTEL_BRIDGE_MAX_EXPORT_BYTES') ?? DEFAULT_MAX_EXPORT_BYTES,
+      );
+      const held =
+        own === undefined
+          ? bounded
+          : new RetryingSpanExporter(bounded, own, () => listener?.exportRetrying?.());
+      const watched = listener === undefined ? held : new WatchedSpanExporter(held, listener);
+      const processor = batchProcessor(env, watched, meterProvider, exportTimeout);
+      destinationBatches.push({ processor, outage: own });
+      spanProcessors.push(processor);
+    }
+  // Whole-run sampling holds each run's spans until its end, then keeps or drops the run.
+  const runSampling = options.runSampling ?? runSamplingFromEnv(env);
+  if (runSampling !== undefined && spanProcessors.length > 0) {
+    const sampling = new RunSamplingProcessor(spanProcessors.splice(0), runSampling, {
+      meterProvider,
+      ...(options.exportListener === undefined ? {} : { listener: options.exportListener }),
+    });
+    spanProcessors.push(sampling);
   }
   const sampler = samplerFromEnv(env);
   const tracerProvider = new FlushingTracerProvider(
@@ -174,7 +249,25 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
   return {
     tracerProvider,
     meterProvider,
-    flushTraces: () => tracerProvider.forceFlush(),
+    // Backpressure waits for the environment's destination only: an extra destination in an
+    // outage holds its own queue, never the input.
+    flushTraces: async () => {
+      if (primaryBatches.length === 0 && destinationBatches.length === 0)
+        await tracerProvider.forceFlush();
+      else
+        await Promise.all([
+          // With other destinations, a primary in an outage is not waited for either.
+          ...(destinationBatches.length > 0 &&
+          outage !== undefined &&
+          outage.remaining() !== Infinity
+            ? []
+            : primaryBatches.map((p) => p.forceFlush())),
+          // A destination in an outage is not waited for (its queue holds what it missed).
+          ...destinationBatches
+            .filter((d) => d.outage === undefined || d.outage.remaining() === Infinity)
+            .map((d) => d.processor.forceFlush()),
+        ]);
+    },
     async flush() {
       await tracerProvider.forceFlush();
       await meterProvider.forceFlush();
@@ -206,7 +299,7 @@ class FlushingTracerProvider extends TracerProvider {
 
 function otlpTraceExporter(env: Env): SpanExporter {
   const protocol = resolveProtocol(env, 'TRACES');
-  if (protocol === 'grpc') return new OTLPTraceExporterGrpc();
+  if (protocol === 'grpc') return grpcSpanExporter();
   return protocol === 'http/json' ? new OTLPTraceExporterJson() : new OtlpProtoTraceExporter();
 }
 
@@ -215,7 +308,7 @@ function chooseMetricExporters(env: Env): PushMetricExporter[] {
   return resolveExporterNames(env, 'OTEL_METRICS_EXPORTER').map((name) => {
     if (name === 'console') return new ConsoleMetricExporter();
     const protocol = resolveProtocol(env, 'METRICS');
-    if (protocol === 'grpc') return new OTLPMetricExporterGrpc();
+    if (protocol === 'grpc') return grpcMetricExporter();
     return protocol === 'http/json' ? new OTLPMetricExporterJson() : new OTLPMetricExporterProto();
   });
 }

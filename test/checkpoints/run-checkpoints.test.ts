@@ -43,8 +43,9 @@ async function instance(
   everyMessages = 10,
   partition?: number,
   sinkOptions: AgentOtelSinkOptions = {},
+  url = REDIS_URL,
 ) {
-  const store = await createRedisCheckpointStore({ url: REDIS_URL, prefix, ttlMillis: 60_000 });
+  const store = await createRedisCheckpointStore({ url, prefix, ttlMillis: 60_000 });
   stores.push(store);
   const later: { checkpoints?: RunCheckpoints } = {};
   const ledger = new DeliveryLedger({
@@ -162,33 +163,93 @@ async function metricTotals(harnesses: readonly Harness[]): Promise<Map<string, 
 }
 
 describe('run checkpoints', () => {
-  it('hands an open run over at every event with each metric recorded once across the two owners', async () => {
-    const lines = longRun().map((line) => line.replaceAll(RUN_A, `${RUN_A.slice(0, -4)}cafe`));
-    const straight = createHarness();
-    straight.feed(lines.join('\n'));
-    await straight.sink.shutdown();
-    const expected = await metricTotals([straight]);
-    expect(expected.size).toBeGreaterThan(5);
-    for (let cut = 1; cut < lines.length; cut += 1) {
-      // A owns partition 0 and reads the run's first `cut` messages; then it hands the partition
-      // over as a partitioned source does: reading stopped, open runs checkpointed, let go.
-      const a = await instance(1000, cut);
-      const inA = lines.slice(0, cut).map((line) => a.deliver(line));
-      await a.checkpoints.handOver(cut, a.exportNow);
-      for (const runId of a.ledger.releasePartition(cut)) {
-        a.h.sink.dropRun(runId);
-        a.checkpoints.drop(runId);
-      }
-      // B takes the partition: the run from its checkpoint, then what A left unacknowledged.
-      const b = await instance(1000, cut);
-      await b.checkpoints.restore(cut);
-      const left = inA.filter((m) => m.delivery.settled !== 'ack').map((m) => m.line);
-      for (const line of [...left, ...lines.slice(cut)]) b.deliver(line);
-      await b.h.sink.shutdown();
-      expect(shape(b.h), `cut after ${cut}`).toEqual(shape(straight));
-      expect(await metricTotals([a.h, b.h]), `cut after ${cut}`).toEqual(expected);
+  it('keeps messages held while checkpoints cannot be saved or marked finished, says so once, and settles them once the broker takes the writes', async () => {
+    // The broker refuses the writes: a Redis user whose ACL denies SET (NOPERM), then allowed.
+    const admin = createClient({ url: REDIS_URL });
+    await admin.connect();
+    const user = `aob-cp-${randomUUID().slice(0, 8)}`;
+    const deny = () =>
+      admin.sendCommand(['ACL', 'SETUSER', user, 'on', '>pw', '~*', '+@all', '-set']);
+    const allow = () => admin.sendCommand(['ACL', 'SETUSER', user, '+set']);
+    await deny();
+    try {
+      const url = new URL(REDIS_URL);
+      url.username = user;
+      url.password = 'pw';
+      const a = await instance(5, undefined, {}, url.toString());
+      const lines = longRun();
+      // The run's first 20 messages: the saves they call for are refused.
+      const first = lines.slice(0, 20).map((line) => a.deliver(line));
+      await a.checkpoints.idle();
+      expect(first.every((m) => m.delivery.settled === 'held')).toBe(true);
+      expect(a.checkpoints.counts.failed).toBeGreaterThanOrEqual(1);
+      expect(a.checkpoints.counts.saved).toBe(0);
+      expect(a.reports.filter((r) => r.startsWith('cannot save a run checkpoint'))).toHaveLength(1);
+      expect(a.reports[0]).toMatch(/NOPERM/);
+      // Allowed again: the next save covers every message held so far.
+      await allow();
+      const next = lines.slice(20, 25).map((line) => a.deliver(line));
+      await a.checkpoints.idle();
+      expect(a.checkpoints.counts.saved).toBeGreaterThan(0);
+      expect(
+        [...first, ...next].filter((m) => m.delivery.settled === 'ack').length,
+      ).toBeGreaterThanOrEqual(20);
+      // Refused again: the run ends, is exported, but its checkpoint cannot say "finished", so
+      // its last messages stay held, and are acknowledged at the first export after it can.
+      await deny();
+      const rest = lines.slice(25).map((line) => a.deliver(line));
+      await a.exportNow();
+      // The marker was refused (said), and its run's last messages are still held after it.
+      await vi.waitFor(() =>
+        expect(a.reports.filter((r) => r.startsWith('cannot mark a finished run'))).toHaveLength(1),
+      );
+      await a.checkpoints.idle();
+      expect(rest.some((m) => m.delivery.settled === 'held')).toBe(true);
+      await allow();
+      await a.exportNow();
+      await vi.waitFor(() => expect(rest.filter((m) => m.delivery.settled !== 'ack')).toEqual([]));
+      expect(a.checkpoints.counts.finished).toBe(1);
+    } finally {
+      await admin.sendCommand(['ACL', 'DELUSER', user]);
+      await admin.quit();
     }
   });
+
+  // Saved every 3 messages, a save is under way when most hand-overs begin: it lands during
+  // the hand-over, which waits for it.
+  it.each([1000, 3])(
+    'hands an open run over at every event with each metric recorded once across the two owners (saved every %i messages)',
+    async (every) => {
+      const lines = longRun().map((line) => line.replaceAll(RUN_A, `${RUN_A.slice(0, -4)}cafe`));
+      const straight = createHarness();
+      straight.feed(lines.join('\n'));
+      await straight.sink.shutdown();
+      const expected = await metricTotals([straight]);
+      expect(expected.size).toBeGreaterThan(5);
+      let landedDuringHandOver = 0;
+      for (let cut = 1; cut < lines.length; cut += 1) {
+        // A owns partition 0 and reads the run's first `cut` messages; then it hands the partition
+        // over as a partitioned source does: reading stopped, open runs checkpointed, let go.
+        const a = await instance(every, cut);
+        const inA = lines.slice(0, cut).map((line) => a.deliver(line));
+        if (a.checkpoints.savesInFlight > 0) landedDuringHandOver += 1;
+        await a.checkpoints.handOver(cut, a.exportNow);
+        for (const runId of a.ledger.releasePartition(cut)) {
+          a.h.sink.dropRun(runId);
+          a.checkpoints.drop(runId);
+        }
+        // B takes the partition: the run from its checkpoint, then what A left unacknowledged.
+        const b = await instance(1000, cut);
+        await b.checkpoints.restore(cut);
+        const left = inA.filter((m) => m.delivery.settled !== 'ack').map((m) => m.line);
+        for (const line of [...left, ...lines.slice(cut)]) b.deliver(line);
+        await b.h.sink.shutdown();
+        expect(shape(b.h), `cut after ${cut}`).toEqual(shape(straight));
+        expect(await metricTotals([a.h, b.h]), `cut after ${cut}`).toEqual(expected);
+      }
+      if (every < 10) expect(landedDuringHandOver).toBeGreaterThan(lines.length / 2);
+    },
+  );
 
   it('hands interleaved runs, displaced and duplicated as behest publishes them, over at random cuts, each span and metric once', async () => {
     // A run stays open for 30 input events after its terminal event (as for a log, counted in
@@ -199,10 +260,9 @@ describe('run checkpoints', () => {
       lateGraceEvents: 30,
       lateGraceMillis: 600_000,
     };
-    for (let seed = 1; seed <= 40; seed += 1) {
-      // Seed 22 (cut after 108 of 174) fails about one run in eight with one span of different
-      // content, not yet understood: an open finding (docs/scaling-out.md), not a pass.
-      if (seed === 22) continue;
+    // Seed 22 (cut after 108 of 174) found that replaying other runs' checkpoints used up a
+    // restored run's grace period counted in events, so a displaced commit came after it.
+    for (let seed = 1; seed <= 80; seed += 1) {
       const random = seeded(seed);
       const lines = publishedAsBehestDoes(
         createDemoLines(6, Date.UTC(2025, 7, 1) + seed * 60_000),

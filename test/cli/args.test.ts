@@ -16,8 +16,35 @@ describe('parseCommand', () => {
         output: 'auto',
         agentName: undefined,
         captureContent: undefined,
+        prices: undefined,
+        samplingEnv: {},
         quiet: false,
         json: false,
+      },
+    });
+  });
+
+  it('reads the pricing and sampling flags, the latter as the environment the export reads', () => {
+    const command = parseCommand([
+      'ingest',
+      '--prices',
+      'off',
+      '--sample-ratio',
+      '0.1',
+      '--keep-slower-than-ms',
+      '60000',
+      '--keep-tokens-above',
+      '100000',
+      '--keep-cost-above',
+      '0.5',
+    ]);
+    expect(command.name === 'ingest' && command.common).toMatchObject({
+      prices: 'off',
+      samplingEnv: {
+        AGENT_OTEL_BRIDGE_SAMPLE_RATIO: '0.1',
+        AGENT_OTEL_BRIDGE_KEEP_SLOWER_THAN_MS: '60000',
+        AGENT_OTEL_BRIDGE_KEEP_TOKENS_ABOVE: '100000',
+        AGENT_OTEL_BRIDGE_KEEP_COST_ABOVE_USD: '0.5',
       },
     });
   });

@@ -233,6 +233,7 @@ describe.each([
     expect(result.stdout).toMatch(/late 0\b/);
   });
 
+  // Its waits: start-up 10 s, two kills 20 s each, every span 30 s, acknowledged 15 s.
   it('loses nothing when killed between export and acknowledgement, and duplicates are identical', async () => {
     const broker = makeBroker();
     let victim: RunningCli | undefined;
@@ -262,8 +263,21 @@ describe.each([
     expect((await early.stop('SIGKILL')).code).toBeNull();
     for (const point of ['/v1/traces', '/v1/metrics']) {
       killOn = point;
-      victim = startCli(broker.args(), env);
-      const killed = await victim.exited;
+      const started = (victim = startCli(broker.args(), env));
+      // Said, within the test's limit, if the instance never makes the export it is killed on.
+      const killed = await Promise.race([
+        started.exited,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => {
+            void started.stop('SIGKILL');
+            reject(
+              new Error(
+                `the instance to be killed at its first ${point} export made none in 20 s; stderr:\n${started.stderr()}`,
+              ),
+            );
+          }, 20_000),
+        ),
+      ]);
       expect(killed.code).toBeNull();
     }
     killOn = undefined;
@@ -294,7 +308,7 @@ describe.each([
       expect(c.failed).toBeLessThanOrEqual(exact.failed);
       expect(c.cancelled).toBeLessThanOrEqual(exact.cancelled);
     }
-  });
+  }, 120_000);
 });
 
 describe('collector outage', () => {

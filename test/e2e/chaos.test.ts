@@ -31,6 +31,7 @@ import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { natsTopology, redisTopology } from '../helpers/partition-topology.js';
 import type { Topology } from '../helpers/partition-topology.js';
 import {
+  describeMissing,
   divergentDuplicates,
   expectedFingerprints,
   waitFor,
@@ -199,6 +200,18 @@ async function runSchedule(seed: number, topology: Topology): Promise<string> {
           setTimeout(() => signal(victim.cli.pid, 'SIGCONT'), fault.millis);
           return;
         }
+        case 'pause': {
+          const all = [
+            ...instances.map((i) => ({ name: i.name, cli: i.cli })),
+            ...routers.map((cli) => ({ name: undefined, cli })),
+          ];
+          const victim = pickOf(all, fault.pick);
+          // It may still be late to renew and step down: what it exported bounds the excess.
+          if (victim.name !== undefined) faulted.add(victim.name);
+          signal(victim.cli.pid, 'SIGSTOP');
+          setTimeout(() => signal(victim.cli.pid, 'SIGCONT'), fault.millis);
+          return;
+        }
         case 'join':
           startInstance();
           return;
@@ -245,13 +258,10 @@ async function runSchedule(seed: number, topology: Topology): Promise<string> {
 
     // On a failure: which spans are missing, and what every process said.
     const explain = (error: unknown) => {
-      const seen = new Set(receiver.spans.map(wireFingerprint));
-      const missing = [...expected.fingerprints].filter((f) => !seen.has(f));
-      const runs = new Set(missing.map((f) => f.split('|')[0]));
       console.log(
         [
           story,
-          `missing ${missing.length} spans of ${runs.size} traces, e.g. ${missing.slice(0, 2).join('\n')}`,
+          describeMissing(expected.fingerprints, receiver.spans),
           ...processes.map((p) => `--- ${p.name}\n${p.cli.stderr().slice(-4000)}`),
         ].join('\n'),
       );
@@ -303,7 +313,7 @@ async function runSchedule(seed: number, topology: Topology): Promise<string> {
       toolCalls: total.toolCalls - expected.totals.toolCalls,
     };
     const resends = receiver.spans.length - expected.fingerprints.size;
-    const line = `${story}; ${steppedDown.length} instances stepped down — excess runs ${excess.runs}, input tokens ${excess.inputTokens}, output tokens ${excess.outputTokens}, tool calls ${excess.toolCalls} (bound ${bound.runs} runs); spans exported again ${resends}`;
+    const line = `${story}; ${steppedDown.length} instances stepped down — excess (bound) runs ${excess.runs} (${bound.runs}), input tokens ${excess.inputTokens} (${bound.inputTokens}), output tokens ${excess.outputTokens} (${bound.outputTokens}), tool calls ${excess.toolCalls} (${bound.toolCalls}); spans exported again ${resends}`;
     console.log(line);
     if (Object.values(excess).some((x) => x !== 0))
       console.log(

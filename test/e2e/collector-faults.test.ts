@@ -57,8 +57,13 @@ describe.concurrent('collector faults', () => {
       try {
         // Four refusals: more than the exporter's own retries absorb, so the bridge sees failed exports.
         await waitFor(() => receiver.refused >= 4, 20_000, 'the fault exercised four times');
-        // Nothing is acknowledged while one signal cannot be exported.
-        expect(await redisPending(key, 'bridge')).toBeGreaterThan(0);
+        // Nothing is acknowledged while one signal cannot be exported: every message is read and
+        // every one stays pending (one acknowledged would keep the count below the total).
+        await waitFor(
+          async () => (await redisPending(key, 'bridge')) === LINES.length,
+          20_000,
+          `all ${LINES.length} messages read and none acknowledged during the fault`,
+        );
         receiver.fault = undefined;
         const expected = expectedFingerprints(FILES);
         await waitFor(
@@ -96,7 +101,11 @@ describe.concurrent('collector faults', () => {
     const cli = startBridge(key, receiver.url);
     try {
       await cli.waitForStderr(/export outage: /, 30_000);
-      expect(await redisPending(key, 'bridge')).toBeGreaterThan(0);
+      await waitFor(
+        async () => (await redisPending(key, 'bridge')) === LINES.length,
+        20_000,
+        `all ${LINES.length} messages read and none acknowledged while the collector is down`,
+      );
       await receiver.listenAgain();
       const expected = expectedFingerprints(FILES);
       await waitFor(

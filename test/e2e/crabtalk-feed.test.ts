@@ -54,6 +54,31 @@ describe('crabtalk daemon feed over a unix socket', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('with --output auto and no collector, draws the trace trees when it stops', async () => {
+    const socketPath = join(dir, 'auto.sock');
+    const daemon = await startCrabtalkDaemon({ socket: socketPath });
+    // Nothing configured: auto looks for a collector on localhost:4318, and finds none here.
+    const cli = startCli(['crabtalk', '--socket', socketPath, '--output', 'auto']);
+    try {
+      await cli.waitForStderr(
+        /no collector at http:\/\/localhost:4318; trace trees are drawn when it stops/,
+      );
+      const subscriber = await daemon.nextSubscriber();
+      for (const f of conversation('coder', '9', 3)) subscriber.write(f);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const result = await cli.stop('SIGTERM');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^invoke_agent .* completed/m);
+      expect(result.stdout).toContain('export  terminal (no collector at http://localhost:4318)');
+      expect(receiver.spans.some((s) => s.attributes['gen_ai.conversation.id'] === '9')).toBe(
+        false,
+      );
+    } finally {
+      await cli.stop('SIGKILL').catch(() => undefined);
+      await daemon.stop();
+    }
+  });
+
   it('subscribes, maps conversations live, skips a malformed frame, survives a daemon restart and an oversize frame', async () => {
     const socketPath = join(dir, 'crabtalk.sock');
     const daemon = await startCrabtalkDaemon({ socket: socketPath });

@@ -184,7 +184,13 @@ describe('agent-otel-bridge serve', () => {
   it('exposes its metrics for Prometheus', async () => {
     const port = /Prometheus metrics on http:\/\/[^:]+:(\d+)/.exec(cli.stderr())?.[1];
     expect(port).toBeDefined();
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    // The events endpoint's token guards the scrape endpoint too.
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(401);
+    const text = await (
+      await fetch(`http://127.0.0.1:${port}/metrics`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      })
+    ).text();
     expect(text).toMatch(/^agent_runs_total\{[^}]*agent_run_outcome="completed"[^}]*\} \d+/m);
     expect(text).toMatch(/^agent_bridge_events_total\{[^}]*agent_bridge_event_outcome="rejected"/m);
     // The oversize bodies answered 413 above (one plain, one once decoded) are counted.

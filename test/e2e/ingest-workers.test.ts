@@ -2,16 +2,22 @@
 // status, events), the same runs and rejections, every span delivered, each run counted once in
 // `agent.runs` over the workers' metrics; behest runs are split between workers by run id, logs of
 // runtimes without run ids stay whole on one worker.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { partitionOf } from '../../src/partitions/partition-of.js';
 import { createDemoLines } from '../../src/sources/demo-runs.js';
 import { runCli } from '../helpers/cli.js';
 import { startOtlpReceiver, totalCounted } from '../helpers/otlp-receiver.js';
 import type { OtlpSpan } from '../helpers/otlp-protobuf.js';
-import { timelessFingerprint, wireFingerprint } from '../helpers/wire-spans.js';
+import {
+  divergentDuplicates,
+  timelessFingerprint,
+  traceShapes,
+  wireFingerprint,
+} from '../helpers/wire-spans.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'workers-'));
 const behestLog = join(dir, 'behest.ndjson');
@@ -85,6 +91,51 @@ describe('ingest --workers', () => {
     );
     expect(one.counted).toBe(runs);
     expect(three.counted).toBe(runs);
+  }, 60_000);
+
+  it('keeps apart the runs of logs without run ids that begin alike, whichever worker reads them', async () => {
+    // A crabtalk JSON log cut in the middle of its first run, and whole copies of it: their first
+    // runs derive the same id, so the copies' are renamed while the cut one's is open (as one
+    // thread reads them). The names would put them on different workers if placed by name.
+    const log = readFileSync(fixture('crabtalk/run.ndjson'), 'utf8').trim().split('\n');
+    const named = (name: string, lines: readonly string[]) => {
+      const file = join(dir, name);
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      return file;
+    };
+    const cut = named('cut.ndjson', log.slice(0, 10));
+    let other = 0;
+    while (partitionOf(join(dir, `whole-${other}.ndjson`), 2) === partitionOf(cut, 2)) other += 1;
+    const files = [cut, named(`whole-${other}.ndjson`, log), named('whole-x.ndjson', log)];
+    const run = async (workers: number, inputs = files) => {
+      const receiver = await startOtlpReceiver();
+      try {
+        const result = await runCli(['ingest', '--workers', String(workers), ...inputs], {
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        });
+        expect(result.code).toBe(0);
+        return receiver.spans.slice();
+      } finally {
+        await receiver.close();
+      }
+    };
+    const one = await run(1);
+    const two = await run(2);
+    expect(divergentDuplicates(one)).toEqual([]);
+    expect(divergentDuplicates(two)).toEqual([]);
+    // The three inputs are read side by side, so which of them keeps the derived id of the first
+    // run (the others are renamed) depends on which is read first, in one thread as in two; and
+    // the two byte-identical copies may share their ids (nothing tells them apart). What may not
+    // happen is a run of one input merged into another's: a span id with two contents (above), or
+    // the cut run missing as a trace of its own. The runs are compared as shapes, without ids.
+    const traces = (spans: typeof one) => new Set(spans.map((s) => s.traceId)).size;
+    const alone = await run(1, [files[1]!]);
+    const shapes = (spans: typeof one) => new Set(traceShapes(spans));
+    expect(shapes(alone).size).toBe(traces(alone));
+    expect(shapes(one).size).toBe(1 + traces(alone));
+    expect(shapes(two)).toEqual(shapes(one));
+    expect(traces(one)).toBeGreaterThanOrEqual(1 + traces(alone));
+    expect(traces(two)).toBeGreaterThanOrEqual(1 + traces(alone));
   }, 60_000);
 
   it('owes no spans when traces are not exported', async () => {

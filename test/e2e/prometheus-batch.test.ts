@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDashboard, panelQueries } from '../../observability/grafana/dashboard.js';
+import { usageRun } from '../helpers/behest-lines.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { fixtureCopies } from '../helpers/fixture-logs.js';
 import { createHarness } from '../helpers/harness.js';
@@ -26,6 +27,17 @@ const HEALTHY = ['unknown-finish-reason', '5b0c1a2e-5555-4a6b-8c7d-000000000005'
 const FAILING = ['breaker', '5b0c1a2e-3333-4a6b-8c7d-000000000003'] as const;
 const TOOLS = ['tools-success-failure', '5b0c1a2e-1111-4a6b-8c7d-000000000001'] as const;
 const DOOM = ['doom-loop', '5b0c1a2e-2222-4a6b-8c7d-000000000002'] as const;
+/** A run on a priced model with cache reads, costing about $19, and one on a model no table prices. */
+const SPEND =
+  usageRun('5b0c1a2e-7777-4a6b-8c7d-000000000007', 'anthropic', 'claude-sonnet-4-20250514', [
+    { input: 2_000_000, output: 500_000, cacheRead: 1_500_000 },
+    { input: 2_000_000, output: 500_000, cacheRead: 1_500_000 },
+  ]) +
+  '\n' +
+  usageRun('5b0c1a2e-8888-4a6b-8c7d-000000000008', 'vllm', 'acme-internal-70b', [
+    { input: 40_000, output: 4_000 },
+  ]) +
+  '\n';
 /** Panels whose signal a finished batch has none of: no run is open, none was evicted. */
 const ZERO_WITHOUT_THEIR_SIGNAL = ['Active runs', 'Runs evicted'];
 
@@ -35,6 +47,24 @@ function outcomes(ndjson: string): Record<string, number> {
   h.feed(ndjson);
   const { completed, failed, cancelled } = h.sink.stats().runs;
   return { completed, failed, cancelled };
+}
+
+/** Cost, unpriced share and cache hits of NDJSON text, as the bridge itself counts them. */
+async function costs(ndjson: string) {
+  const h = createHarness({ agentName: 'batch-bot' });
+  h.feed(ndjson);
+  const tokens = (match: Record<string, string>) => h.sum('agent.tokens', match);
+  const claude = { 'gen_ai.request.model': 'claude-sonnet-4-20250514' };
+  const cacheRead = await tokens({ ...claude, 'agent.token.class': 'cache_read' });
+  const input =
+    cacheRead +
+    (await tokens({ ...claude, 'agent.token.class': 'input' })) +
+    (await tokens({ ...claude, 'agent.token.class': 'cache_write' }));
+  return {
+    usd: await h.sum('agent.cost.usd'),
+    unpricedShare: (await tokens({ 'agent.cost.status': 'unpriced' })) / (await tokens({})),
+    claudeCacheHits: cacheRead / input,
+  };
 }
 
 /** A dashboard panel's query, its variables set as Grafana would (all agents, 10 min range). */
@@ -93,8 +123,11 @@ describe('dashboard and alerts for short-lived and restarted processes', () => {
       fixtureCopies(...HEALTHY, 40, 1) +
       fixtureCopies(...FAILING, 17, 2) +
       fixtureCopies(...TOOLS, 5, 4) +
-      fixtureCopies(...DOOM, 3, 5);
+      fixtureCopies(...DOOM, 3, 5) +
+      SPEND;
     const expected = outcomes(first);
+    const spent = await costs(first);
+    expect(spent.usd).toBeGreaterThan(10);
     expect(expected.failed).toBeGreaterThan(0);
     const file = join(dir, 'first.ndjson');
     writeFileSync(file, first);
@@ -126,6 +159,29 @@ describe('dashboard and alerts for short-lived and restarted processes', () => {
     }
     console.log(`panels reading only 0 after the batch: ${zero.join(', ') || 'none'}`);
     expect(zero).toEqual(ZERO_WITHOUT_THEIR_SIGNAL);
+    // The cost panels read what the bridge priced; the unpriced share and cache hits likewise.
+    const [byAgent] = await prometheus.query(panel('Cost by agent', '10m'));
+    expect(byAgent?.metric['gen_ai_agent_name']).toBe('batch-bot');
+    expect(byAgent?.value).toBeCloseTo(spent.usd, 6);
+    const byModel = await prometheus.query(panel('Cost by model', '10m'));
+    expect(byModel.reduce((sum, s) => sum + s.value, 0)).toBeCloseTo(spent.usd, 6);
+    expect(byModel.map((s) => s.metric['gen_ai_request_model'])).not.toContain('acme-internal-70b');
+    const [unpriced] = await prometheus.query(panel('Unpriced tokens'));
+    expect(unpriced?.value).toBeCloseTo(spent.unpricedShare, 9);
+    const cache = await prometheus.query(panel('Cache hit ratio', '10m'));
+    const claude = cache.find(
+      (s) => s.metric['gen_ai_request_model'] === 'claude-sonnet-4-20250514',
+    );
+    expect(claude?.value).toBeCloseTo(spent.claudeCacheHits, 9);
+    await waitFor(
+      async () => (await prometheus.firing()).includes('AgentCostBurnRateHigh'),
+      20_000,
+      'AgentCostBurnRateHigh',
+    );
+    const burn = (await prometheus.alerts()).find(
+      (a) => a.labels['alertname'] === 'AgentCostBurnRateHigh',
+    );
+    expect(burn?.labels['gen_ai_agent_name']).toBe('batch-bot');
     const [ratio] = await prometheus.query(panel('Failure ratio'));
     expect(ratio?.value).toBeCloseTo(
       expected.failed! / (expected.completed! + expected.failed! + expected.cancelled!),

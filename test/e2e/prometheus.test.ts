@@ -58,12 +58,26 @@ describe('alert rules and dashboard on a real Prometheus', () => {
   beforeAll(async () => {
     metricsPort = await freePort();
     await startBridge();
-    prometheus = await startPrometheus([`127.0.0.1:${metricsPort}`]);
+    // The scrape endpoint takes the events endpoint's token.
+    prometheus = await startPrometheus([`127.0.0.1:${metricsPort}`], TOKEN);
   });
 
   afterAll(async () => {
     prometheus?.stop();
     await bridge?.stop('SIGKILL');
+  });
+
+  it('answers a scrape without the bearer token 401, with it the metrics', async () => {
+    expect((await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).status).toBe(401);
+    const wrong = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, {
+      headers: { authorization: 'Bearer nope' },
+    });
+    expect(wrong.status).toBe(401);
+    const right = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(right.status).toBe(200);
+    expect(await right.text()).toContain('# HELP target_info');
   });
 
   it('passes its promtool unit tests', () => {

@@ -32,13 +32,36 @@ interface RunView {
 /** The run (root) spans in start order. */
 function rootsOf(spans: readonly ReadableSpan[]): ReadableSpan[] {
   return spans
-    .filter((s) => s.name.startsWith('invoke_agent'))
+    .filter((s) => s.name.startsWith('invoke_agent') && !isSubagentRun(s))
     .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+}
+
+const isSubagentRun = (s: ReadableSpan) => s.attributes['agent.run.parent_id'] !== undefined;
+
+/** The spans of sub-agent runs (their roots and everything under them): not their parent's. */
+function subagentSpans(spans: readonly ReadableSpan[]): Set<string> {
+  const under = new Set(spans.filter(isSubagentRun).map((s) => s.spanContext().spanId));
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const s of spans) {
+      const parent = s.parentSpanContext?.spanId;
+      if (parent !== undefined && under.has(parent) && !under.has(s.spanContext().spanId)) {
+        under.add(s.spanContext().spanId);
+        grew = true;
+      }
+    }
+  }
+  return under;
 }
 
 /** Each run (root span) in start order: what a reader of its trace sees first. */
 function runsOf(spans: readonly ReadableSpan[]): RunView[] {
-  const byTrace = (traceId: string) => spans.filter((s) => s.spanContext().traceId === traceId);
+  const subagents = subagentSpans(spans);
+  const byTrace = (traceId: string) =>
+    spans.filter(
+      (s) => s.spanContext().traceId === traceId && !subagents.has(s.spanContext().spanId),
+    );
   return rootsOf(spans).map((run) => {
     const trace = byTrace(run.spanContext().traceId);
     const a = run.attributes;
@@ -224,9 +247,7 @@ describe('agent-sdk v0.3 loop', () => {
       'Awaiting user confirmation',
     );
     const retried = runsOf(spans).findIndex((r) => r.conversation === T(3));
-    const roots = spans
-      .filter((s) => s.name.startsWith('invoke_agent'))
-      .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+    const roots = rootsOf(spans);
     expect(roots[retried]?.events.filter((e) => e.name === 'agent_sdk.retry')).toHaveLength(2);
     expect(roots[retried]?.attributes['agent_sdk.run.duration']).toBe(3.3);
     expect(roots[retried + 1]?.status.message).toBe('Rate limited after 2 retries');
@@ -235,11 +256,34 @@ describe('agent-sdk v0.3 loop', () => {
     expect(invalid?.status.message).toBe('Invalid request: prompt is too long');
     expect(invalid?.attributes['agent_sdk.run.duration']).toBe(0.4);
     const compacted = roots.find((r) => r.attributes['gen_ai.conversation.id'] === T(6));
-    expect(compacted?.events.map((e) => e.name)).toEqual([
-      'agent_sdk.context_compacted',
-      'agent_sdk.subagent_progress',
-      'agent_sdk.subagent_progress',
-    ]);
+    expect(compacted?.events.map((e) => e.name)).toEqual(['agent_sdk.context_compacted']);
+  });
+
+  it("makes a sub-agent a run under the spawning tool call, in its parent's trace, with its tools", () => {
+    const spans = h.spans();
+    const parent = rootsOf(spans).find((r) => r.attributes['gen_ai.conversation.id'] === T(6))!;
+    const explore = spans.find((s) => s.name === 'execute_tool explore')!;
+    const child = spans.find((s) => s.name === 'invoke_agent explore')!;
+    expect(child.spanContext().traceId).toBe(parent.spanContext().traceId);
+    expect(child.parentSpanContext?.spanId).toBe(explore.spanContext().spanId);
+    expect(child.attributes).toMatchObject({
+      'agent.run.parent_id': parent.attributes['agent.run.id'],
+      'gen_ai.agent.name': 'explore',
+      'agent.run.outcome': 'completed',
+      'agent_sdk.subagent.total_tokens': 1400,
+    });
+    // It ends with the spawning call, inside it.
+    expect(child.endTime).toEqual(explore.endTime);
+    const glob = spans.find((s) => s.name === 'execute_tool glob')!;
+    expect(glob.parentSpanContext?.spanId).toBe(child.spanContext().spanId);
+    expect(glob.attributes['agent.tool.outcome']).toBe('success');
+    // One trace: a single root, and every span's parent is in it.
+    const trace = spans.filter((s) => s.spanContext().traceId === parent.spanContext().traceId);
+    const ids = new Set(trace.map((s) => s.spanContext().spanId));
+    expect(trace.filter((s) => s.parentSpanContext === undefined)).toEqual([parent]);
+    for (const s of trace)
+      if (s.parentSpanContext !== undefined)
+        expect(ids.has(s.parentSpanContext.spanId), s.name).toBe(true);
   });
 
   it('gives the same traces with --dialect agent-sdk as with auto-detection', () => {

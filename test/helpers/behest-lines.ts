@@ -68,3 +68,40 @@ export function toolRun(runId = RUN_A): string[] {
     behest('RunCompleted', runId, '02', { finish_reason: 'stop', iterations: 2 }),
   ];
 }
+
+/** Tokens of one model call, input including its cached tokens. */
+export interface CallTokens {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead?: number;
+  readonly cacheWrite?: number;
+}
+
+/** A behest run of one call per entry, on `model`; usage with its cache counts. */
+export function usageRun(
+  runId: string,
+  provider: string,
+  model: string,
+  calls: readonly CallTokens[],
+): string {
+  const lines = [behest('RunStarted', runId, '00.000', { session_id: SESSION, provider, model })];
+  calls.forEach((call, i) => {
+    const at = (ms: number) => (1 + i + ms / 1000).toFixed(3).padStart(6, '0');
+    lines.push(
+      behest('ModelStarted', runId, at(0), { provider, model, iteration: i + 1 }),
+      behest('TextDelta', runId, at(100), { delta: 'ok' }),
+      behest('UsageRecorded', runId, at(200), {
+        usage: {
+          input_tokens: call.input,
+          output_tokens: call.output,
+          total_tokens: call.input + call.output,
+          cache_read_input_tokens: call.cacheRead ?? null,
+          cache_creation_input_tokens: call.cacheWrite ?? null,
+        },
+      }),
+      behest('AssistantMessageCommitted', runId, at(300), { message_id: `m-${i}` }),
+    );
+  });
+  lines.push(behest('RunCompleted', runId, '09.000', { finish_reason: 'stop' }));
+  return lines.join('\n');
+}

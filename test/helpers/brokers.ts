@@ -94,3 +94,15 @@ export async function deleteRedisKey(key: string): Promise<void> {
     client.destroy();
   }
 }
+
+/** The names of the JetStream streams on the server (a KV bucket is the stream `KV_<bucket>`). */
+export async function natsStreamNames(url = NATS_URL): Promise<string[]> {
+  const nc = await connect({ servers: url });
+  try {
+    const names: string[] = [];
+    for await (const name of (await jetstreamManager(nc)).streams.names()) names.push(name);
+    return names;
+  } finally {
+    await nc.drain();
+  }
+}

@@ -7,6 +7,11 @@ export type Fault =
   | { readonly kind: 'kill'; readonly pick: number }
   /** SIGSTOP an instance for longer than its lease, then SIGCONT. */
   | { readonly kind: 'stall'; readonly pick: number; readonly millis: number }
+  /**
+   * SIGSTOP an instance or a router for less than its lease (a GC pause, a loaded machine): it
+   * keeps its leases but misses its pulls' heartbeats, while the broker sends into them.
+   */
+  | { readonly kind: 'pause'; readonly pick: number; readonly millis: number }
   /** A new instance joins. */
   | { readonly kind: 'join' }
   /** An instance leaves gracefully (SIGTERM), if another one is left. */
@@ -24,7 +29,7 @@ export interface Step {
   readonly fault: Fault | undefined;
 }
 
-const KINDS = ['kill', 'stall', 'join', 'leave', 'kill-router', 'hog'] as const;
+const KINDS = ['kill', 'stall', 'pause', 'join', 'leave', 'kill-router', 'hog'] as const;
 
 /**
  * A schedule: `batches` batches of runs published over its course, between them `faults` faults
@@ -48,11 +53,13 @@ export function chaosSchedule(
       const fault: Fault =
         kind === 'stall'
           ? { kind, pick, millis: Math.round(options.leaseMillis * (1.5 + random() * 1.5)) }
-          : kind === 'hog'
-            ? { kind, millis: Math.round(1000 + random() * 4000) }
-            : kind === 'join'
-              ? { kind }
-              : { kind, pick };
+          : kind === 'pause'
+            ? { kind, pick, millis: Math.round(options.leaseMillis * (0.2 + random() * 0.5)) }
+            : kind === 'hog'
+              ? { kind, millis: Math.round(1000 + random() * 4000) }
+              : kind === 'join'
+                ? { kind }
+                : { kind, pick };
       steps.push({ afterMillis: between(), publish: undefined, fault });
     }
   }
@@ -60,4 +67,6 @@ export function chaosSchedule(
 }
 
 export const describeFault = (fault: Fault): string =>
-  fault.kind === 'stall' || fault.kind === 'hog' ? `${fault.kind} ${fault.millis} ms` : fault.kind;
+  fault.kind === 'stall' || fault.kind === 'pause' || fault.kind === 'hog'
+    ? `${fault.kind} ${fault.millis} ms`
+    : fault.kind;

@@ -6,6 +6,8 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { createClient } from 'redis';
 import { NATS_URL, publishToNats, publishToRedis, REDIS_URL } from './brokers.js';
+import type { OtlpSpan } from './otlp-protobuf.js';
+import { describeMissing, wireFingerprint } from './wire-spans.js';
 
 export interface TopologyOptions {
   readonly partitions: number;
@@ -187,4 +189,42 @@ export function redisTopology(options: TopologyOptions): Topology {
       client.destroy();
     },
   };
+}
+
+/**
+ * Waits for every expected span and tells a lost run from a slow one: once the routers and the
+ * partitions have held nothing unacknowledged for `settledMillis` (longer than the reorder window
+ * and the grace period) while spans are still missing, nothing more will come, and it fails at
+ * once saying which; otherwise it fails after `timeoutMillis` saying what is still held.
+ */
+export async function waitForEverySpan(
+  topology: Topology,
+  spans: readonly OtlpSpan[],
+  expected: ReadonlySet<string>,
+  timeoutMillis: number,
+  what: string,
+  settledMillis = 10_000,
+): Promise<void> {
+  const until = Date.now() + timeoutMillis;
+  let settledSince: number | undefined;
+  let held = { routers: -1, partitions: -1 };
+  const arrived = () => {
+    const seen = new Set(spans.map(wireFingerprint));
+    return [...expected].every((f) => seen.has(f));
+  };
+  while (Date.now() < until) {
+    if (arrived()) return;
+    held = await topology.unacknowledged();
+    if (held.routers === 0 && held.partitions === 0) {
+      settledSince ??= Date.now();
+      if (Date.now() - settledSince >= settledMillis && !arrived())
+        throw new Error(
+          `lost, not late: every message acknowledged for ${settledMillis} ms and still missing spans of ${what}\n${describeMissing(expected, spans)}`,
+        );
+    } else settledSince = undefined;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(
+    `timed out after ${timeoutMillis} ms waiting for ${what}, with ${held.routers} message(s) unacknowledged by the routers and ${held.partitions} in the partitions\n${describeMissing(expected, spans)}`,
+  );
 }

@@ -27,7 +27,11 @@ export interface TestPrometheus {
   stop(): void;
 }
 
-export async function startPrometheus(targets: readonly string[]): Promise<TestPrometheus> {
+export async function startPrometheus(
+  targets: readonly string[],
+  /** Sent as `Authorization: Bearer <token>` with every scrape. */
+  bearerToken?: string,
+): Promise<TestPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'prometheus-'));
   writeFileSync(
     join(dir, 'alerts.yaml'),
@@ -38,7 +42,7 @@ export async function startPrometheus(targets: readonly string[]): Promise<TestP
   );
   writeFileSync(
     join(dir, 'prometheus.yml'),
-    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - ${join(dir, 'alerts.yaml')}\nscrape_configs:\n  - job_name: bridge\n    honor_labels: true\n    static_configs:\n      - targets: [${targets.map((t) => `'${t}'`).join(', ')}]\n`,
+    `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files:\n  - ${join(dir, 'alerts.yaml')}\nscrape_configs:\n  - job_name: bridge\n    honor_labels: true\n${bearerToken === undefined ? '' : `    authorization:\n      credentials: '${bearerToken}'\n`}    static_configs:\n      - targets: [${targets.map((t) => `'${t}'`).join(', ')}]\n`,
   );
   const webPort = await freePort();
   const url = `http://127.0.0.1:${webPort}`;

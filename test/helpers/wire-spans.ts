@@ -86,3 +86,91 @@ export async function waitFor(
   }
   throw new Error(`timed out after ${timeoutMillis} ms waiting for ${what}`);
 }
+
+/**
+ * What became of each expected span that did not arrive as expected: exported with other content
+ * (the fields that differ) or never exported, with its run's partition where `partitionOf` says.
+ */
+export function describeMissing(
+  expected: Iterable<string>,
+  spans: readonly OtlpSpan[],
+  limit = 12,
+): string {
+  const seen = new Set(spans.map(wireFingerprint));
+  const bySpanId = new Map<string, string[]>();
+  for (const span of spans) {
+    const copies = bySpanId.get(span.spanId) ?? [];
+    copies.push(wireFingerprint(span));
+    bySpanId.set(span.spanId, copies);
+  }
+  const fields = [
+    'trace',
+    'span',
+    'parent',
+    'name',
+    'start',
+    'end',
+    'status',
+    'message',
+    'attributes',
+    'events',
+  ];
+  const missing = [...expected].filter((f) => !seen.has(f));
+  const lines = missing.slice(0, limit).map((f) => {
+    const want = f.split('|');
+    const got = [...new Set(bySpanId.get(want[1]!) ?? [])];
+    if (got.length === 0) return `never exported: ${want[3]} span ${want[1]} of trace ${want[0]}`;
+    const differences = got.map((g) => {
+      const have = g.split('|');
+      return fields
+        .filter((_, i) => have[i] !== want[i])
+        .map((name) => {
+          const i = fields.indexOf(name);
+          return `${name}: expected ${want[i]} got ${have[i]}`;
+        })
+        .join('; ');
+    });
+    return `exported differently: ${want[3]} span ${want[1]} of trace ${want[0]}: ${differences.join(' / ')}`;
+  });
+  return [`${missing.length} expected spans missing`, ...lines].join('\n');
+}
+
+/**
+ * The traces as shapes, without their ids: each trace as the sorted list of its spans (name,
+ * parent's name, status, attributes, event names), with every trace and span id — and the run id
+ * an attribute repeats — left out. Two exports that named the same runs differently (which of two
+ * inputs that begin alike keeps the derived id depends on which is read first) have the same shapes.
+ */
+export function traceShapes(spans: readonly OtlpSpan[]): string[] {
+  const byTrace = new Map<string, Map<string, OtlpSpan>>();
+  for (const s of spans) {
+    const trace = byTrace.get(s.traceId) ?? new Map<string, OtlpSpan>();
+    trace.set(s.spanId, s);
+    byTrace.set(s.traceId, trace);
+  }
+  return [...byTrace]
+    .map(([traceId, trace]) => {
+      const runId = traceId.replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+      const idless = (value: unknown) =>
+        typeof value === 'string' && (value.includes(runId) || value.includes(traceId))
+          ? '<run id>'
+          : value;
+      return JSON.stringify(
+        [...trace.values()]
+          .map((s) =>
+            JSON.stringify([
+              s.name,
+              trace.get(s.parentSpanId)?.name ?? (s.parentSpanId === '' ? null : '<outside>'),
+              s.status,
+              Object.entries(s.attributes)
+                .filter(([k]) => k !== 'gen_ai.response.time_to_first_chunk')
+                .map(([k, v]) => [k, idless(v)])
+                .sort(([a], [b]) => String(a).localeCompare(String(b))),
+              s.events.map((e) => e.name),
+            ]),
+          )
+          .sort(),
+      );
+    })
+    .sort();
+}

@@ -41,6 +41,8 @@ describe('open runs', () => {
         iteration: 1,
         inputTokens: 412,
         outputTokens: 37,
+        // Its first call settled: priced (gpt-4o-mini, $0.15 / $0.60 per million tokens).
+        costUsd: expect.closeTo((412 * 0.15 + 37 * 0.6) / 1e6, 15) as number,
         lastEvent: 'AssistantMessageCommitted',
         lastEventAt: '2025-06-01T12:00:01.000000000Z',
         toolsRunning: 0,

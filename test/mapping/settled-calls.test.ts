@@ -110,6 +110,9 @@ describe('model calls as they settle', () => {
         {
           'gen_ai.usage.input_tokens': 5,
           'gen_ai.usage.output_tokens': 1,
+          // Priced on its own with the run's model, which no table knows.
+          'agent.cost.status': 'unpriced',
+          'agent.cost.unpriced_reason': 'unknown_model',
         },
       ],
     ]);

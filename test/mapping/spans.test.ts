@@ -57,6 +57,7 @@ describe('span tree of a run', () => {
       'gen_ai.provider.name': 'openai',
       'gen_ai.request.model': 'gpt-4o-mini',
       'gen_ai.conversation.id': SESSION,
+      'session.id': SESSION,
       'gen_ai.agent.name': 'support-bot',
       'agent.run.id': RUN_A,
       'agent.run.outcome': 'completed',
@@ -64,6 +65,9 @@ describe('span tree of a run', () => {
       'agent.run.iterations': 2,
       'gen_ai.usage.input_tokens': 912,
       'gen_ai.usage.output_tokens': 47,
+      // gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens.
+      'agent.run.cost.usd': expect.closeTo(912 * 0.15e-6 + 47 * 0.6e-6, 15) as number,
+      'agent.run.cost.status': 'priced',
     });
     expect(run.status.code).toBe(SpanStatusCode.UNSET);
   });
@@ -79,10 +83,16 @@ describe('span tree of a run', () => {
       'gen_ai.provider.name': 'openai',
       'gen_ai.request.model': 'gpt-4o-mini',
       'gen_ai.conversation.id': SESSION,
+      'session.id': SESSION,
       'agent.iteration.number': 1,
       'gen_ai.usage.input_tokens': 412,
       'gen_ai.usage.output_tokens': 37,
       'gen_ai.response.time_to_first_chunk': 0.5,
+      'gen_ai.usage.cost.amount': expect.closeTo(412 * 0.15e-6 + 37 * 0.6e-6, 15) as number,
+      'gen_ai.usage.cost.currency': 'USD',
+      'gen_ai.usage.cost.source': 'local',
+      'agent.cost.status': 'priced',
+      'agent.cost.price_table': 'genai-prices 0.1.8',
     });
     expect(chats[0]!.events.map((e) => [e.name, e.attributes, e.time])).toEqual([
       [

@@ -91,6 +91,37 @@ describe.each([
     expect(await open(broker, 'third').then((s) => s.acquire(0))).toBeUndefined();
   });
 
+  it('frees a released lease at once for another instance, and renews or releases only what it holds', async () => {
+    const broker = makeBroker();
+    cleanups.push(() => broker.cleanup());
+    const a = await open(broker, 'a');
+    const b = await open(broker, 'b');
+    expect(await a.renew(3)).toBe(false);
+    const epoch = await a.acquire(3);
+    expect(epoch).toBeGreaterThan(0);
+    expect(await b.acquire(3)).toBeUndefined();
+    expect(await b.renew(3)).toBe(false);
+    // b's release of a lease it does not hold leaves a's.
+    await b.release(3);
+    expect(await b.acquire(3)).toBeUndefined();
+    expect(await a.renew(3)).toBe(true);
+    // a's release frees it now, not a lease time later; a holds it no more.
+    await a.release(3);
+    expect(await b.acquire(3)).toBeGreaterThan(epoch!);
+    expect(await a.renew(3)).toBe(false);
+  });
+
+  it('counts a member until it leaves, and not after', async () => {
+    const broker = makeBroker();
+    cleanups.push(() => broker.cleanup());
+    const a = await open(broker, 'a');
+    const b = await broker.store('b.with spaces');
+    await a.heartbeat();
+    expect(await b.heartbeat()).toBe(2);
+    await b.close();
+    expect(await a.heartbeat()).toBe(1);
+  });
+
   it('counts each live instance once while all of them heartbeat at once', async () => {
     const broker = makeBroker();
     cleanups.push(() => broker.cleanup());

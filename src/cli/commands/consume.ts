@@ -74,6 +74,8 @@ export async function runConsumer(
     env: io.env,
     exportListener: {
       spansExported: (perTrace) => ledger.spansExported(perTrace),
+      // Dropped by run sampling: settled all the same.
+      spansSampledOut: (perTrace) => ledger.spansExported(perTrace),
       spansFailed: (traceIds, error) => ledger.spansFailed(traceIds, error),
       metricsExported: (collectedAt) => {
         ledger.metricsExported(collectedAt);

@@ -2,7 +2,12 @@ import { CrabtalkFeedDecoder } from '../../dialects/crabtalk/crabtalk-feed.js';
 import { subscribeCrabtalk } from '../../sources/crabtalk-socket.js';
 import type { CrabtalkEndpoint } from '../../sources/crabtalk-socket.js';
 import { resolveConfig } from '../../config.js';
-import { commandSinkOptions, createCommandSink, createDeliveryTally } from '../command-sink.js';
+import {
+  commandSinkOptions,
+  createCommandSink,
+  createDeliveryTally,
+  destinationTallies,
+} from '../command-sink.js';
 import type { CommonOptions } from '../command.js';
 import { setUpOutput } from '../output/output.js';
 import type { Io } from '../command.js';
@@ -16,10 +21,19 @@ export async function runCrabtalk(
   endpoint: CrabtalkEndpoint,
   graceMillis: number,
 ): Promise<number> {
+  const say = (line: string) => {
+    if (!options.quiet) io.stderr.write(`${line}\n`);
+  };
   const delivery = createDeliveryTally(io.env);
-  const output = await setUpOutput(options.output === 'auto' ? 'otlp' : options.output, io.env, {
+  // `auto` as everywhere: OTLP when configured or a collector listens, else trace trees at the end.
+  const output = await setUpOutput(options.output, io.env, {
     exportListener: delivery,
+    destinationListener: destinationTallies(delivery),
   });
+  if (output.mode === 'terminal')
+    say(
+      `crabtalk: ${output.reason}; trace trees are drawn when it stops (--output otlp to export)`,
+    );
   const sink = createCommandSink(io.env, options, {
     telemetry: output.telemetry,
     onRunEnd: (run) => delivery.runEnded(run),
@@ -28,9 +42,7 @@ export async function runCrabtalk(
   const decoder = new CrabtalkFeedDecoder(Date.now, maxJsonDepth);
   const started = performance.now();
   let frames = 0;
-  const say = (line: string) => {
-    if (!options.quiet) io.stderr.write(`${line}\n`);
-  };
+
   const subscription = subscribeCrabtalk({
     endpoint,
     onStatus: (status) => say(`crabtalk: ${status.message}`),

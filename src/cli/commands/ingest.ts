@@ -1,4 +1,4 @@
-import { createCommandSink, createDeliveryTally } from '../command-sink.js';
+import { createCommandSink, createDeliveryTally, destinationTallies } from '../command-sink.js';
 import type { CommonOptions, Input, Io } from '../command.js';
 import { exportHoldMillis } from '../delivery.js';
 import { MAX_REPORTED_REJECTS, reportIngestEnd, sayUnknownOnce } from '../output/ingest-report.js';
@@ -25,6 +25,9 @@ export async function runPipeline(
   const output = await setUpOutput(options.output, io.env, {
     exportListener: delivery,
     holdThroughOutageMillis: exportHoldMillis(io.env),
+    destinationListener: destinationTallies(delivery, (tally, d) => {
+      if (!options.quiet) sayCollectorTrouble(io, tally, `${d.name}, ${d.endpoint}`);
+    }),
   });
   if (output.mode === 'otlp' && !options.quiet)
     sayCollectorTrouble(io, delivery, output.destination);

@@ -1,5 +1,4 @@
-import { createNatsRouter } from '../../partitions/nats-router.js';
-import { createRedisRouter } from '../../partitions/redis-router.js';
+import { importWithFeature } from '../../optional-packages.js';
 import type { Command } from '../command.js';
 import type { Io } from '../command.js';
 
@@ -12,7 +11,15 @@ export async function runRouter(
     if (!command.common.quiet) io.stderr.write(`${line}\n`);
   };
   const options = { ...command.router, report: say };
-  const router = command.broker === 'nats' ? createNatsRouter(options) : createRedisRouter(options);
+  // Each broker's client is an optional package, loaded only for its router.
+  const router =
+    command.broker === 'nats'
+      ? (
+          await importWithFeature('nats', () => import('../../partitions/nats-router.js'))
+        ).createNatsRouter(options)
+      : (
+          await importWithFeature('redis', () => import('../../partitions/redis-router.js'))
+        ).createRedisRouter(options);
   const stop = () => router.stop();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

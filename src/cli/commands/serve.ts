@@ -23,7 +23,8 @@ export async function runServe(
   const prometheus =
     options.prometheusPort === undefined
       ? undefined
-      : createPrometheusReader(options.host, options.prometheusPort);
+      : // The scrape endpoint takes the same bearer token as the events endpoint.
+        createPrometheusReader(options.host, options.prometheusPort, options.token);
   let failure: Error | undefined;
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -70,7 +71,9 @@ export async function runServe(
       );
   });
   if (prometheus !== undefined)
-    say(`Prometheus metrics on http://${options.host}:${options.prometheusPort}/metrics`);
+    say(
+      `Prometheus metrics on http://${options.host}:${options.prometheusPort}/metrics${options.token === undefined ? '' : ' (bearer token required)'}`,
+    );
   const started = performance.now();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

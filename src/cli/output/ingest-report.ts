@@ -1,3 +1,4 @@
+import type { Delivered } from '../../telemetry/export/delivery-tally.js';
 import type { SinkStats } from '../../sink/agent-otel-sink.js';
 import type { CommonOptions, Io } from '../command.js';
 import { exportHoldMillis } from '../delivery.js';
@@ -25,9 +26,7 @@ export interface IngestEnd {
   readonly stats: SinkStats;
   readonly output: ReportOutput;
   /** What the collector took (OTLP output only). */
-  readonly delivered:
-    | { readonly spans: number; readonly delivered: number; readonly metricFailures: number }
-    | undefined;
+  readonly delivered: Delivered | undefined;
   /** Rejected lines, and how many of them were offered for saying. */
   readonly rejected: number;
   readonly reported: number;
@@ -36,14 +35,25 @@ export interface IngestEnd {
 /** Says what was not delivered, a likely wrong dialect and the rejects left unsaid; prints the report. */
 export function reportIngestEnd(io: Io, options: CommonOptions, end: IngestEnd): PipelineResult {
   const { delivered } = end;
-  const undeliveredSpans = delivered === undefined ? 0 : delivered.spans - delivered.delivered;
-  const metricFailures = delivered === undefined ? 0 : delivered.metricFailures;
+  let undeliveredSpans = delivered === undefined ? 0 : delivered.spans - delivered.delivered;
+  let metricFailures = delivered === undefined ? 0 : delivered.metricFailures;
   sayUndelivered(io, {
     spans: delivered?.spans ?? 0,
     undeliveredSpans,
     metricFailures,
     destination: end.output.mode === 'otlp' ? end.output.destination : '',
   });
+  // Each extra destination says what it missed, and counts in the exit code.
+  for (const d of delivered?.destinations ?? []) {
+    sayUndelivered(io, {
+      spans: d.spans,
+      undeliveredSpans: d.spans - d.delivered,
+      metricFailures: d.metricFailures,
+      destination: `destination ${d.name}`,
+    });
+    undeliveredSpans += d.spans - d.delivered;
+    metricFailures += d.metricFailures;
+  }
   sayIfWrongDialect(io, options, end.lines, end.rejected);
   if (end.reported > MAX_REPORTED_REJECTS && !options.quiet)
     io.stderr.write(`… and ${end.reported - MAX_REPORTED_REJECTS} more rejected lines\n`);

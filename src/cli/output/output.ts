@@ -25,7 +25,10 @@ const MAX_TERMINAL_TRACES = 20;
 export async function setUpOutput(
   mode: OutputMode,
   env: Env,
-  delivery: Pick<TelemetryOptions, 'exportListener' | 'holdThroughOutageMillis'> = {},
+  delivery: Pick<
+    TelemetryOptions,
+    'exportListener' | 'holdThroughOutageMillis' | 'destinationListener'
+  > = {},
 ): Promise<Output> {
   if (
     mode === 'otlp' ||

@@ -1,4 +1,5 @@
 import type { SinkStats } from '../../sink/agent-otel-sink.js';
+import type { DestinationDelivery } from '../../telemetry/export/delivery-tally.js';
 import type { Output } from './output.js';
 import { renderSummary } from './summary.js';
 import { renderTraceTree } from './trace-tree.js';
@@ -17,6 +18,10 @@ export interface RunReport {
     readonly spans: number;
     readonly delivered: number;
     readonly metricFailures?: number;
+    /** Spans of runs that run sampling dropped (never owed to the collector). */
+    readonly sampledOut?: number;
+    /** Each extra destination's deliveries. */
+    readonly destinations?: readonly DestinationDelivery[];
   };
 }
 
@@ -29,6 +34,7 @@ export function renderJsonReport(output: ReportOutput, run: RunReport): string {
     seconds: Number(run.seconds.toFixed(3)),
     events: run.stats.events,
     runs: run.stats.runs,
+    cost: run.stats.cost,
     export: destination,
     ...(run.delivered === undefined ? {} : { delivered: run.delivered }),
   })}\n`;
@@ -46,7 +52,15 @@ export function renderReport(output: ReportOutput, run: RunReport): string {
   const destination = output.mode === 'otlp' ? output.destination : `terminal (${output.reason})`;
   out.push(...renderSummary({ ...run, destination }));
   if (run.delivered !== undefined)
-    out.push(`  delivered ${run.delivered.delivered} of ${run.delivered.spans} spans`);
+    out.push(
+      `  delivered ${run.delivered.delivered} of ${run.delivered.spans} spans${
+        (run.delivered.sampledOut ?? 0) > 0
+          ? ` (${run.delivered.sampledOut} more sampled out: runs dropped by AGENT_OTEL_BRIDGE_SAMPLE_RATIO)`
+          : ''
+      }`,
+    );
+  for (const d of run.delivered?.destinations ?? [])
+    out.push(`  delivered to ${d.name}: ${d.delivered} of ${d.spans} spans`);
   if (output.mode === 'terminal') {
     out.push(
       'To export: start a collector (docker compose up -d) or set OTEL_EXPORTER_OTLP_ENDPOINT=http://HOST:4318',

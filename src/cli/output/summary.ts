@@ -1,4 +1,5 @@
 import type { SinkStats } from '../../sink/agent-otel-sink.js';
+import { formatUsd } from './trace-tree.js';
 
 export interface RunReport {
   readonly command: string;
@@ -18,8 +19,21 @@ export function renderSummary(report: RunReport): string[] {
     `agent-otel-bridge ${report.command}: ${n(report.lines)} lines in ${report.seconds.toFixed(2)} s (${n(rate)} lines/s)`,
     `  events  accepted ${n(events.accepted)}  rejected ${n(events.rejected)}  ignored ${n(events.ignored)}  late ${n(events.late)}  duplicate ${n(events.duplicate)}`,
     `  runs    completed ${n(runs.completed)}  failed ${n(runs.failed)}  cancelled ${n(runs.cancelled)}  abandoned ${n(runs.abandoned)}${runs.open > 0 ? `  open ${n(runs.open)}` : ''}`,
+    ...costLine(report.stats.cost),
     `  export  ${report.destination}`,
   ];
+}
+
+/** `  cost    $1.23  (2 of 40 model calls unpriced)`, when any call was priced or not. */
+function costLine(cost: SinkStats['cost']): string[] {
+  const calls = cost.pricedCalls + cost.unpricedCalls;
+  if (calls === 0) return [];
+  const amount = cost.pricedCalls === 0 ? 'unpriced' : formatUsd(cost.usd);
+  const unpriced =
+    cost.unpricedCalls === 0
+      ? ''
+      : `  (${n(cost.unpricedCalls)} of ${n(calls)} model calls unpriced)`;
+  return [`  cost    ${amount}${unpriced}`];
 }
 
 /** One progress line for a terminal, rewritten in place. */

@@ -1,4 +1,5 @@
 import type { OpenRunsView } from '../../sources/open-runs-answer.js';
+import { formatUsd } from './trace-tree.js';
 
 /** Where the view came from and how much room it has. */
 export interface TopFrame {
@@ -16,6 +17,8 @@ export function renderTop(view: OpenRunsView, frame: TopFrame): string[] {
   const oldest = runs.reduce((max, run) => Math.max(max, run.ageSeconds), 0);
   const input = runs.reduce((sum, run) => sum + run.inputTokens, 0);
   const output = runs.reduce((sum, run) => sum + run.outputTokens, 0);
+  const cost = runs.reduce((sum, run) => sum + (run.costUsd ?? 0), 0);
+  const priced = runs.some((run) => run.costUsd !== undefined);
   const partial = runs.length < view.open ? ` (tokens: the ${runs.length} listed)` : '';
   const partitioned = runs.some((run) => run.partition !== undefined);
   const header = [
@@ -24,6 +27,7 @@ export function renderTop(view: OpenRunsView, frame: TopFrame): string[] {
     'ITER'.padStart(5),
     'IN TOK'.padStart(9),
     'OUT TOK'.padStart(8),
+    'COST'.padStart(9),
     'TOOLS'.padStart(5),
     ' LAST EVENT'.padEnd(28),
     'MODEL',
@@ -31,7 +35,7 @@ export function renderTop(view: OpenRunsView, frame: TopFrame): string[] {
   if (partitioned) header.splice(1, 0, 'PART'.padStart(4));
   const lines = [
     `agent-otel-bridge top — ${frame.url}   ${frame.now.toISOString().slice(11, 19)} UTC`,
-    `${view.open} runs open · oldest ${duration(oldest)} · tokens so far ${count(input)} in / ${count(output)} out${partial}`,
+    `${view.open} runs open · oldest ${duration(oldest)} · tokens so far ${count(input)} in / ${count(output)} out${priced ? ` · cost so far ${formatUsd(cost)}` : ''}${partial}`,
     '',
     header.join(' '),
   ];
@@ -42,6 +46,7 @@ export function renderTop(view: OpenRunsView, frame: TopFrame): string[] {
       String(run.iteration).padStart(5),
       count(run.inputTokens).padStart(9),
       count(run.outputTokens).padStart(8),
+      (run.costUsd === undefined ? '-' : formatUsd(run.costUsd)).padStart(9),
       String(run.toolsRunning).padStart(5),
       ` ${run.lastEvent}`.padEnd(28).slice(0, 28),
       [run.provider, run.model].filter((part) => part !== undefined).join('/') || '-',

@@ -53,6 +53,8 @@ function describe(span: CollectedSpan): string {
       `tokens in=${text(a['gen_ai.usage.input_tokens'])} out=${text(a['gen_ai.usage.output_tokens'])}`,
     );
   }
+  const cost = costText(a);
+  if (cost !== undefined) parts.push(cost);
   const ttfc = a['gen_ai.response.time_to_first_chunk'];
   if (typeof ttfc === 'number') parts.push(`first chunk ${formatDuration(ttfc)}`);
   if (a['agent.span.incomplete'] === true && outcome !== 'incomplete') parts.push('incomplete');
@@ -63,6 +65,21 @@ function describe(span: CollectedSpan): string {
     );
   }
   return parts.join('  ');
+}
+
+/** `$0.000248`, `$0.0012 + unpriced` (part of a run unpriced) or `unpriced`. */
+function costText(a: Readonly<Record<string, unknown>>): string | undefined {
+  const amount = a['gen_ai.usage.cost.amount'] ?? a['agent.run.cost.usd'];
+  const status = a['agent.cost.status'] ?? a['agent.run.cost.status'];
+  if (status === 'unpriced') return 'unpriced';
+  if (typeof amount !== 'number') return undefined;
+  return `${formatUsd(amount)}${status === 'partial' ? ' + unpriced' : ''}`;
+}
+
+/** Dollars to 2 significant digits below a cent, to the cent above. */
+export function formatUsd(usd: number): string {
+  if (usd === 0) return '$0';
+  return usd >= 0.01 ? `$${usd.toFixed(2)}` : `$${usd.toPrecision(2)}`;
 }
 
 function eventDetail(attributes: Readonly<Record<string, unknown>>): string {

@@ -94,11 +94,12 @@ export async function runParallelPipeline(
 
   let lines = 0;
   const consume = async (input: Input, index: number) => {
-    // Until the input's dialect is known, its lines go to its home worker, which detects it as
+    // Until the input's dialect is known, its lines go to the home worker, which detects it as
     // one thread would. Once it is a dialect that names its run in every line (behest), every
     // line (the one that told) goes to its run's worker, read in that dialect there; other
-    // dialects stay whole on the home worker.
-    const home = lineOwner(undefined, 'auto', input.name, workerCount);
+    // dialects stay on the home worker, every input of them on the same one: their run ids are
+    // derived, and two inputs that begin alike are told apart only where both are read.
+    const home = 0;
     const detector =
       options.dialect === 'auto'
         ? createLineDecoder('auto', { scope: input.name, arrival: () => [0, 0] })

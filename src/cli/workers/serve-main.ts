@@ -20,6 +20,13 @@ import { mergeStats, sumDelivered } from './worker-results.js';
 import { mergeOpenRuns } from '../../sources/open-runs-answer.js';
 import type { OpenRunsView } from '../../sources/open-runs-answer.js';
 
+/**
+ * Each worker thread's young generation: request bodies decoded and applied are short-lived, and
+ * a smaller nursery is collected sooner. 100 concurrent 10 MiB bodies on 2 workers peaked at
+ * 365–408 MiB with it against 445–466 MiB with V8's default, at the same events/s.
+ */
+const WORKER_YOUNG_GENERATION_MIB = 8;
+
 type Finished = Extract<FromServeWorker, { type: 'finished' }>;
 
 interface Pending {
@@ -81,6 +88,7 @@ export function startWorkerBackend(
     const worker = new Worker(new URL('./serve-worker.js', import.meta.url), {
       workerData: setup,
       env: { ...setup.env },
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MIB },
     });
     statuses.push({ inOutage: false, backlog: 0 });
     let done: (result: Finished | undefined) => void = () => undefined;
@@ -122,7 +130,9 @@ export function startWorkerBackend(
         if (failed !== undefined) return Promise.reject(failed);
         const id = (requests += 1);
         const { scope, named } = stream;
-        const home = lineOwner(undefined, 'auto', scope, count);
+        // Streams of runtimes without run ids all go to one worker: their derived run ids are
+        // told apart only where every such stream is read.
+        const home = 0;
         let dialect: InputDialect =
           stream.dialect === 'auto' ? (detected.get(scope) ?? 'auto') : stream.dialect;
         let detector: LineDecoder | undefined;

@@ -42,6 +42,7 @@ export const SCHEMAS = {
     new_tokens: Count.nullish(),
   }),
   subagent_progress: z.looseObject({
+    subagent_id: z.string().nullish(),
     subagent_name: z.string().nullish(),
     tool_name: z.string().nullish(),
     completed: z.boolean().nullish(),

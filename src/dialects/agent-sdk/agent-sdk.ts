@@ -7,6 +7,7 @@ import type { Dialect, ParseResult, StreamContext, Verdict } from '../shared/par
 import { accepted, ignoredVariant, isRecord, rejectedSchema } from '../shared/parse-result.js';
 import { ScopedRuns } from '../shared/scoped-runs.js';
 import { askUser, endTool, startTool } from './agent-sdk-tools.js';
+import { Subagents } from './agent-sdk-subagents.js';
 import { defined } from '../shared/annotation-values.js';
 import { toRejection } from '../shared/zod-issue.js';
 
@@ -39,6 +40,9 @@ class AgentSdkDecoder {
   constructor(private readonly stream: StreamContext) {
     this.runs = new ScopedRuns('agent-sdk');
   }
+
+  /** Sub-agents of the current run (each a run of its own). */
+  private readonly subagents = new Subagents();
 
   decode(value: unknown): ParseResult {
     const type = isRecord(value) && typeof value['type'] === 'string' ? value['type'] : undefined;
@@ -74,11 +78,14 @@ class AgentSdkDecoder {
         const turn = start.turn ?? 1;
         // A later turn of the open run; turn 1 (or a turn not after the last one) begins a run.
         if (this.runs.open && turn > this.runs.iteration) return this.runs.startIteration(t, turn);
+        // Sub-agents of a run that never said `done` end where the next run begins.
+        const leftOver = this.subagents.parentEnded(t, true);
         const runId = this.runs.start(start.thread_id ?? undefined);
         this.failure = undefined;
         this.failedRun = undefined;
         this.told = { input: 0, output: 0 };
         return [
+          ...leftOver,
           { type: 'RunStarted', runId, time: t, sessionId: start.thread_id ?? undefined },
           ...this.runs.startIteration(t, turn),
         ];
@@ -100,8 +107,12 @@ class AgentSdkDecoder {
         }
         return this.runs.textDelta(t, text);
       }
-      case 'tool_call_start':
-        return startTool(this.runs, payload as Payload<'tool_call_start'>, t);
+      case 'tool_call_start': {
+        const call = payload as Payload<'tool_call_start'>;
+        const events = startTool(this.runs, call, t);
+        this.subagents.callStarted(call.id, call.name);
+        return events;
+      }
       case 'tool_requires_confirmation':
       case 'tool_requires_pin':
         return askUser(
@@ -110,8 +121,13 @@ class AgentSdkDecoder {
           payload as Payload<'tool_requires_confirmation' | 'tool_requires_pin'>,
           t,
         );
-      case 'tool_call_end':
-        return endTool(this.runs, payload as Payload<'tool_call_end'>, t);
+      case 'tool_call_end': {
+        const end = payload as Payload<'tool_call_end'>;
+        return [
+          ...this.subagents.callEnded(end.id, end.result.success, t),
+          ...endTool(this.runs, end, t),
+        ];
+      }
       case 'turn_complete': {
         const turn = payload as Payload<'turn_complete'>;
         const runId = this.runs.current();
@@ -145,6 +161,7 @@ class AgentSdkDecoder {
         const runId = this.runs.current();
         const iterations = this.runs.iteration > 0 ? this.runs.iteration : done.total_turns;
         const events = [
+          ...this.subagents.parentEnded(t, this.failure === undefined),
           ...(this.runs.iteration === 0 ? this.runs.startIteration(t) : []),
           ...doneFacts(runId, t, done, this.runs.iteration, this.told),
         ];
@@ -188,7 +205,10 @@ class AgentSdkDecoder {
         this.failedRun = { runId, iteration: this.runs.iteration, told: this.told };
         this.failure = undefined;
         this.runs.end();
-        return [{ type: 'RunFailed', runId, time: t, error: error.message }];
+        return [
+          ...this.subagents.parentEnded(t, false),
+          { type: 'RunFailed', runId, time: t, error: error.message },
+        ];
       }
       case 'context_compacted': {
         const c = payload as Payload<'context_compacted'>;
@@ -206,24 +226,9 @@ class AgentSdkDecoder {
           ),
         ];
       }
-      case 'subagent_progress': {
-        const s = payload as Payload<'subagent_progress'>;
-        return [
-          this.runs.annotation(
-            t,
-            'run',
-            'agent_sdk.subagent_progress',
-            defined({
-              'agent_sdk.subagent.name': s.subagent_name,
-              'gen_ai.tool.name': s.tool_name,
-              'agent_sdk.subagent.completed': s.completed,
-              'agent_sdk.subagent.success': s.success,
-              'agent_sdk.subagent.tool_count': s.tool_count,
-              'agent_sdk.subagent.total_tokens': s.total_tokens,
-            }),
-          ),
-        ];
-      }
+      case 'subagent_progress':
+        // A run of its own, under the spawning call's span (agent-sdk-subagents.ts).
+        return this.subagents.progress(this.runs.current(), payload, t);
       case 'refusal':
         return [this.runs.annotation(t, 'model_call', 'agent_sdk.refusal', {})];
     }

@@ -38,6 +38,10 @@ export const RunStarted = z.looseObject({
   session_id: z.string().nullish(),
   provider: z.string().nullish(),
   model: z.string().nullish(),
+  // The bridge's documented extension for sub-agents (behest itself sends none of these).
+  agent_name: z.string().nullish(),
+  parent_run_id: z.string().nullish(),
+  parent_tool_call_id: z.string().nullish(),
 });
 export const ContextBuilt = z.looseObject({ ...Base, message_count: Count });
 export const ModelStarted = z.looseObject({

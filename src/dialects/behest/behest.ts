@@ -51,8 +51,20 @@ const VARIANTS = {
       sessionId: opt(p.session_id),
       provider: opt(p.provider),
       model: opt(p.model),
+      ...(typeof p.agent_name === 'string' ? { agentName: p.agent_name } : {}),
+      ...(typeof p.parent_run_id === 'string' ? { parentRunId: p.parent_run_id } : {}),
+      ...(typeof p.parent_tool_call_id === 'string'
+        ? { parentToolCallId: p.parent_tool_call_id }
+        : {}),
     }),
-    { session_id: 'string?', provider: 'string?', model: 'string?' },
+    {
+      session_id: 'string?',
+      provider: 'string?',
+      model: 'string?',
+      agent_name: 'string?',
+      parent_run_id: 'string?',
+      parent_tool_call_id: 'string?',
+    },
   ),
   ContextBuilt: variant(
     ContextBuilt,

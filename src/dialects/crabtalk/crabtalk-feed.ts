@@ -4,7 +4,7 @@ import type { ParseResult } from '../shared/parse-result.js';
 import { accepted, ignoredVariant } from '../shared/parse-result.js';
 import { readFields, stringOf, varintOf } from './protobuf-wire.js';
 import type { Field } from './protobuf-wire.js';
-import { createArrivalClock } from '../shared/stream-clock.js';
+import { createArrivalClock, markArrivalTimed } from '../shared/stream-clock.js';
 
 // The crabtalk daemon's subscribe_events feed: ServerMessage frames (crabtalk.protocol), of which
 // `agent_event` (21) carries AgentEventMsg and `error` (1) an ErrorMsg.
@@ -95,7 +95,7 @@ export class CrabtalkFeedDecoder {
     if (event !== undefined)
       return {
         kind: 'event',
-        result: this.apply(decodeAgentEvent(readFields(event.value as Buffer))),
+        result: this.stampedOrMarked(decodeAgentEvent(readFields(event.value as Buffer))),
       };
     const error = fields.find((f) => f.no === 1 && f.wire === 2);
     if (error !== undefined) {
@@ -108,6 +108,14 @@ export class CrabtalkFeedDecoder {
       };
     }
     return { kind: 'other' };
+  }
+
+  /** Events of a message the daemon sent without a timestamp are marked as timed at arrival. */
+  private stampedOrMarked(msg: AgentEventMsg): ParseResult {
+    const result = this.apply(msg);
+    return result.ok && parseRfc3339(msg.timestamp) === undefined
+      ? { ...result, events: markArrivalTimed(result.events) }
+      : result;
   }
 
   private apply(msg: AgentEventMsg): ParseResult {

@@ -20,6 +20,7 @@ const Usage = z.looseObject({
   prompt_tokens: Count.nullish(),
   completion_tokens: Count.nullish(),
   prompt_cache_hit_tokens: Count.nullish(),
+  completion_tokens_details: z.looseObject({ reasoning_tokens: Count.nullish() }).nullish(),
 });
 const StopReason = z.union([z.string(), z.looseObject({ Error: z.string() })]);
 const Done = z.looseObject({
@@ -53,6 +54,7 @@ const toUsage = (u: z.output<typeof Usage>): TokenUsage => ({
   inputTokens: u.prompt_tokens ?? undefined,
   outputTokens: u.completion_tokens ?? undefined,
   cacheReadInputTokens: u.prompt_cache_hit_tokens ?? undefined,
+  reasoningOutputTokens: u.completion_tokens_details?.reasoning_tokens ?? undefined,
 });
 
 const snake = (name: string) =>

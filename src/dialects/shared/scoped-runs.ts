@@ -117,8 +117,16 @@ export class ScopedRuns {
   }
 }
 
+/**
+ * A sub-agent's run id: a version-8 UUID digest of its parent run's id and the runtime's id for
+ * the sub-agent, so the same log names it alike in every process.
+ */
+export function childRunId(parentRunId: string, subagentId: string): string {
+  return toUuid(hash('sha256', `${parentRunId}\0subagent\0${subagentId}`, 'hex'));
+}
+
 /** 32 hex digits as an RFC 9562 version-8 (custom) UUID: the trace id is its 128 bits. */
-function toUuid(hex: string): string {
+export function toUuid(hex: string): string {
   const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

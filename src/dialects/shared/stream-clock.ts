@@ -13,3 +13,33 @@ export function createArrivalClock(nowMillis: () => number): () => HrTime {
     return time;
   };
 }
+
+/** An arrival clock that remembers whether it was read since `taken()` last asked. */
+export interface TrackedArrivalClock {
+  readonly now: () => HrTime;
+  /** Whether the clock was read since the last call (and forgets it). */
+  taken(): boolean;
+}
+
+export function createTrackedArrivalClock(nowMillis: () => number): TrackedArrivalClock {
+  const clock = createArrivalClock(nowMillis);
+  let read = false;
+  return {
+    now: () => {
+      read = true;
+      return clock();
+    },
+    taken: () => {
+      const was = read;
+      read = false;
+      return was;
+    },
+  };
+}
+
+/** The events of a decode that read the arrival clock: their times are the bridge's, not the runtime's. */
+export function markArrivalTimed<E extends { readonly timeFromArrival?: true | undefined }>(
+  events: readonly E[],
+): E[] {
+  return events.map((e) => ({ ...e, timeFromArrival: true }));
+}

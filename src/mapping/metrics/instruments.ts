@@ -18,6 +18,12 @@ export interface Instruments {
   /** Recorded only under the latest GenAI conventions. */
   readonly inferenceCalls: Histogram;
   readonly agentToolCalls: Histogram;
+  /** `agent.cost.usd`: US dollars of priced model calls. */
+  readonly cost: Counter;
+  /** `agent.tokens`: tokens by pricing class and whether they were priced. */
+  readonly tokens: Counter;
+  /** The current conventions' model-call metrics (recorded only under the latest conventions). */
+  readonly inference: InferenceInstruments;
   readonly runs: Counter;
   readonly runsActive: UpDownCounter;
   readonly iterations: Histogram;
@@ -26,6 +32,80 @@ export interface Instruments {
   readonly breakerOpened: Counter;
   readonly runsEvicted: Counter;
   readonly limitsHit: Counter;
+}
+
+/** The GenAI conventions v0.1.0's model-call instruments. */
+export interface InferenceInstruments {
+  readonly duration: Histogram;
+  readonly timeToFirstChunk: Histogram;
+  readonly timePerOutputChunk: Histogram;
+  readonly inputTokens: Counter;
+  readonly outputTokens: Counter;
+  readonly cacheReadInputTokens: Counter;
+  readonly cacheWriteInputTokens: Counter;
+  readonly reasoningOutputTokens: Counter;
+  readonly operationInputTokens: Histogram;
+  readonly operationOutputTokens: Histogram;
+}
+
+function createInferenceInstruments(
+  meter: Meter,
+  histogram: (name: string, unit: string, description: string, buckets: number[]) => Histogram,
+): InferenceInstruments {
+  const tokens = (name: string, description: string) =>
+    meter.createCounter(name, { unit: '{token}', description });
+  return {
+    duration: histogram(
+      S.METRIC_GEN_AI_CLIENT_INFERENCE_DURATION,
+      's',
+      'Duration of model calls.',
+      S.OPERATION_DURATION_BUCKETS,
+    ),
+    timeToFirstChunk: histogram(
+      S.METRIC_GEN_AI_CLIENT_INFERENCE_TIME_TO_FIRST_CHUNK,
+      's',
+      'Time from a model call start to its first streamed chunk.',
+      S.OPERATION_DURATION_BUCKETS,
+    ),
+    timePerOutputChunk: histogram(
+      S.METRIC_GEN_AI_CLIENT_INFERENCE_TIME_PER_OUTPUT_CHUNK,
+      's',
+      'Time between streamed chunks of a model call, for each chunk after the first.',
+      S.CHUNK_INTERVAL_BUCKETS,
+    ),
+    inputTokens: tokens(
+      S.METRIC_GEN_AI_CLIENT_INFERENCE_USAGE_INPUT_TOKENS,
+      'Input tokens used, cached ones included.',
+    ),
+    outputTokens: tokens(
+      S.METRIC_GEN_AI_CLIENT_INFERENCE_USAGE_OUTPUT_TOKENS,
+      'Output tokens used, reasoning included.',
+    ),
+    cacheReadInputTokens: tokens(
+      S.METRIC_GEN_AI_CLIENT_INFERENCE_USAGE_CACHE_READ_INPUT_TOKENS,
+      "Input tokens served from the provider's cache.",
+    ),
+    cacheWriteInputTokens: tokens(
+      S.METRIC_GEN_AI_CLIENT_INFERENCE_USAGE_CACHE_WRITE_INPUT_TOKENS,
+      "Input tokens written to the provider's cache.",
+    ),
+    reasoningOutputTokens: tokens(
+      S.METRIC_GEN_AI_CLIENT_INFERENCE_USAGE_REASONING_OUTPUT_TOKENS,
+      'Output tokens spent on reasoning.',
+    ),
+    operationInputTokens: histogram(
+      S.METRIC_GEN_AI_CLIENT_INFERENCE_OPERATION_INPUT_TOKENS,
+      '{token}',
+      'Input tokens per model call.',
+      S.TOKEN_USAGE_BUCKETS,
+    ),
+    operationOutputTokens: histogram(
+      S.METRIC_GEN_AI_CLIENT_INFERENCE_OPERATION_OUTPUT_TOKENS,
+      '{token}',
+      'Output tokens per model call.',
+      S.TOKEN_USAGE_BUCKETS,
+    ),
+  };
 }
 
 export function createInstruments(meter: Meter): Instruments {
@@ -78,6 +158,15 @@ export function createInstruments(meter: Meter): Instruments {
       'Tool executions per agent invocation.',
       S.CALL_COUNT_BUCKETS,
     ),
+    cost: meter.createCounter(S.METRIC_AGENT_COST_USD, {
+      unit: '{USD}',
+      description: 'Cost of priced model calls in US dollars, by provider, model and agent.',
+    }),
+    tokens: meter.createCounter(S.METRIC_AGENT_TOKENS, {
+      unit: '{token}',
+      description: 'Tokens of model calls by pricing class, priced or not.',
+    }),
+    inference: createInferenceInstruments(meter, histogram),
     runs: meter.createCounter(S.METRIC_AGENT_RUNS, {
       unit: '{run}',
       description: 'Finished agent runs, by outcome.',

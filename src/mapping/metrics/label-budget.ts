@@ -4,6 +4,8 @@ import * as S from '../semconv.js';
 
 /** Metric attributes whose values come from the runtime (provider, model and tool names). */
 const BOUNDED_KEYS = [
+  // A run may name its own agent (a sub-agent's): bounded like the other runtime names.
+  S.ATTR_GEN_AI_AGENT_NAME,
   S.ATTR_GEN_AI_PROVIDER_NAME,
   S.ATTR_GEN_AI_REQUEST_MODEL,
   S.ATTR_GEN_AI_TOOL_NAME,
@@ -62,6 +64,20 @@ export function boundedInstruments(instruments: Instruments, budget: LabelBudget
     executeToolDuration: histogram(instruments.executeToolDuration),
     inferenceCalls: histogram(instruments.inferenceCalls),
     agentToolCalls: histogram(instruments.agentToolCalls),
+    cost: counter(instruments.cost),
+    tokens: counter(instruments.tokens),
+    inference: {
+      duration: histogram(instruments.inference.duration),
+      timeToFirstChunk: histogram(instruments.inference.timeToFirstChunk),
+      timePerOutputChunk: histogram(instruments.inference.timePerOutputChunk),
+      inputTokens: counter(instruments.inference.inputTokens),
+      outputTokens: counter(instruments.inference.outputTokens),
+      cacheReadInputTokens: counter(instruments.inference.cacheReadInputTokens),
+      cacheWriteInputTokens: counter(instruments.inference.cacheWriteInputTokens),
+      reasoningOutputTokens: counter(instruments.inference.reasoningOutputTokens),
+      operationInputTokens: histogram(instruments.inference.operationInputTokens),
+      operationOutputTokens: histogram(instruments.inference.operationOutputTokens),
+    },
     runs: counter(instruments.runs),
     iterations: histogram(instruments.iterations),
     toolCalls: counter(instruments.toolCalls),

@@ -50,7 +50,14 @@ export class ReorderBuffer {
   // Arrivals in order (run id and time), to find what has been held long enough.
   private readonly arrivals = new Fifo<{ runId: string; arrivedAt: number }>();
   // Runs whose terminal event arrived, in arrival order of that event.
-  private readonly closing = new Fifo<{ run: PendingRun; arrivedAt: number; seq: number }>();
+  private readonly closing = new Fifo<{ run: PendingRun; arrivedAt: number; input: number }>();
+  /**
+   * Input events taken, those replayed from a checkpoint not counted: a grace period counted in
+   * events passes with new input only, never with a run rebuilt (another's, or its own).
+   */
+  private inputs = 0;
+  /** Set while a checkpointed run is replayed. */
+  replaying = false;
   private seq = 0;
   private heldCount = 0;
 
@@ -113,6 +120,7 @@ export class ReorderBuffer {
       };
     }
     const now = this.options.now();
+    if (!this.replaying) this.inputs += 1;
     const held: Held = {
       event,
       dialect,
@@ -124,7 +132,7 @@ export class ReorderBuffer {
     };
     if (terminal) {
       if (run.terminal === undefined) {
-        this.closing.push({ run, arrivedAt: now, seq: held.seq });
+        this.closing.push({ run, arrivedAt: now, input: this.inputs });
         this.heldCount += 1;
       } else if (compareHeld(held, run.terminal) >= 0) {
         return {
@@ -203,9 +211,12 @@ export class ReorderBuffer {
   /** Ends the runs whose grace period passed (in wall-clock time, or in input events). */
   private closeDue(now: number): void {
     const graceUntil = now - this.options.graceMillis;
-    const graceSeq = this.seq - this.options.graceEvents;
+    const graceInput = this.inputs - this.options.graceEvents;
     for (let entry = this.closing.peek(); entry !== undefined; entry = this.closing.peek()) {
-      if (entry.arrivedAt > graceUntil && !(this.options.graceByEvents && entry.seq <= graceSeq))
+      if (
+        entry.arrivedAt > graceUntil &&
+        !(this.options.graceByEvents && entry.input <= graceInput)
+      )
         break;
       this.closing.shift();
       this.close(entry.run);

@@ -10,11 +10,13 @@ import { REDACTED } from './scrub-value.js';
 /** A rule over a whole text. */
 export interface ContextRule {
   readonly name: string;
+  /** The pattern it scans with (its value, if any, read with `VALUE_PATTERN`). */
+  readonly pattern: RegExp;
   apply(text: string): string;
 }
 
 /** A value after a credential's name: quoted (whole, spaces and all) or up to a delimiter. */
-const VALUE = /"(?:[^"\\\n]|\\.){0,1024}"|'[^'\n]{0,1024}'|[^\s"'&,;)}\]]{1,1024}/y;
+export const VALUE_PATTERN = /"(?:[^"\\\n]|\\.){0,1024}"|'[^'\n]{0,1024}'|[^\s"'&,;)}\]]{1,1024}/y;
 
 /** Values that name a type or a state, not a credential (`token: string`, `password = None`). */
 const NOT_SECRET = new Set([
@@ -65,6 +67,7 @@ const SCHEME =
 function keepingRule(name: string, pattern: RegExp): ContextRule {
   return {
     name,
+    pattern,
     apply: (text) => {
       pattern.lastIndex = 0;
       return text.replace(pattern, (...args: unknown[]) => {
@@ -83,6 +86,7 @@ function keepingRule(name: string, pattern: RegExp): ContextRule {
 function namedRule(name: string, pattern: RegExp): ContextRule {
   return {
     name,
+    pattern,
     apply: (text) => {
       pattern.lastIndex = 0;
       let out = '';
@@ -90,8 +94,8 @@ function namedRule(name: string, pattern: RegExp): ContextRule {
       for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
         if (!isCredentialKey(m.groups?.['name'] ?? '')) continue;
         const valueAt = m.index + m[0].length;
-        VALUE.lastIndex = valueAt;
-        const value = VALUE.exec(text)?.[0];
+        VALUE_PATTERN.lastIndex = valueAt;
+        const value = VALUE_PATTERN.exec(text)?.[0];
         if (
           value === undefined ||
           value.startsWith('[REDACTED') ||

@@ -5,6 +5,9 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import type { Attributes, HrTime, SpanContext } from '@opentelemetry/api';
 import type { AssistantMessageCommitted, UsageRecorded } from '../../events/agent-event.js';
 import { maxHrTime, secondsBetween } from '../../events/hr-time.js';
+import type { UsageTokens } from '../../pricing/price-table.js';
+import { totalInput } from '../../pricing/token-classes.js';
+import { costAttributes, priceUsage, usageTokens } from '../cost.js';
 import { chatMetricAttributes } from '../metrics/instruments.js';
 import { recordOnce } from '../metrics/record-once.js';
 import { toContentAttribute } from '../privacy/content.js';
@@ -44,6 +47,8 @@ export function openChat(
     outputTokens: undefined,
     cacheReadTokens: undefined,
     cacheCreationTokens: undefined,
+    reasoningTokens: undefined,
+    lastChunk: undefined,
     text: '',
     finishReason: undefined,
     end: undefined,
@@ -83,14 +88,25 @@ export function noteOnChat(ctx: TrackerContext, chat: ChatRecord, note: SpanNote
   if (Object.keys(attributes).length > 0) (chat.notes ??= []).push({ ...note, attributes });
 }
 
-/** TextDelta: the call's first chunk, and its text when content is captured. */
+/**
+ * TextDelta: the call's first chunk, and its text when content is captured. Under the latest
+ * conventions each later chunk records its time since the one before.
+ */
 export function addChatText(
   ctx: TrackerContext,
+  run: RunRecord,
   chat: ChatRecord,
   time: HrTime,
   delta: string,
 ): void {
   chat.firstChunk ??= time;
+  const previous = chat.lastChunk;
+  chat.lastChunk = time;
+  if (ctx.latestGenAi === true && previous !== undefined && !run.timedByArrival) {
+    const interval = Math.max(0, secondsBetween(time, previous));
+    const attributes = chatMetricAttributes(chat);
+    recordOnce(run, (i) => i.inference.timePerOutputChunk.record(interval, attributes));
+  }
   if (ctx.captureContent && chat.text.length <= ctx.maxContentBytes) chat.text += delta;
 }
 
@@ -101,15 +117,10 @@ export function addChatText(
  */
 export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRecorded): void {
   const { inputTokens, outputTokens, cacheReadInputTokens, cacheCreationInputTokens } = event.usage;
+  const reasoningTokens = event.usage.reasoningOutputTokens;
   const chat = targetChat(run, event.iteration);
   const model: MutableModel = chat ?? run;
-  if (chat === undefined && run.chatsMade > 0 && takeEvent(ctx, run)) {
-    const attributes: Attributes = {};
-    if (event.iteration !== undefined) attributes[S.ATTR_AGENT_ITERATION_NUMBER] = event.iteration;
-    if (inputTokens !== undefined) attributes[S.ATTR_GEN_AI_USAGE_INPUT_TOKENS] = inputTokens;
-    if (outputTokens !== undefined) attributes[S.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = outputTokens;
-    run.span.addEvent(S.EVENT_USAGE_AFTER_CALL, attributes, event.time);
-  }
+  if (chat === undefined) recordUsageApart(ctx, run, event);
   const add = (a: number | undefined, b: number | undefined) =>
     b === undefined ? a : (a ?? 0) + b;
   if (chat !== undefined) {
@@ -117,6 +128,7 @@ export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRec
     chat.outputTokens = add(chat.outputTokens, outputTokens);
     chat.cacheReadTokens = add(chat.cacheReadTokens, cacheReadInputTokens);
     chat.cacheCreationTokens = add(chat.cacheCreationTokens, cacheCreationInputTokens);
+    chat.reasoningTokens = add(chat.reasoningTokens, reasoningTokens);
   }
   run.inputTokens = add(run.inputTokens, inputTokens);
   run.outputTokens = add(run.outputTokens, outputTokens);
@@ -140,6 +152,39 @@ export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRec
     chat.usageSeen = true;
     settleChat(ctx, run, chat);
   }
+}
+
+/**
+ * Usage that no open call takes (reported after its call's span was made, or before any call):
+ * priced on its own with the run's model, counted in the current conventions' usage counters, and
+ * noted on the run span when its call was already made.
+ */
+function recordUsageApart(ctx: TrackerContext, run: RunRecord, event: UsageRecorded): void {
+  const tokens = usageTokens(event.usage);
+  const price = tokens === undefined ? undefined : priceUsage(ctx, run, run, tokens, event.time);
+  if (ctx.latestGenAi === true && tokens !== undefined)
+    recordInferenceUsage(run, chatMetricAttributes(run), tokens);
+  if (run.chatsMade === 0 || !takeEvent(ctx, run)) return;
+  const { inputTokens, outputTokens } = event.usage;
+  const attributes: Attributes = price === undefined ? {} : costAttributes(price);
+  if (event.iteration !== undefined) attributes[S.ATTR_AGENT_ITERATION_NUMBER] = event.iteration;
+  if (inputTokens !== undefined) attributes[S.ATTR_GEN_AI_USAGE_INPUT_TOKENS] = inputTokens;
+  if (outputTokens !== undefined) attributes[S.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = outputTokens;
+  run.span.addEvent(S.EVENT_USAGE_AFTER_CALL, attributes, event.time);
+}
+
+/** The current conventions' usage counters (each a subset where the conventions say so). */
+function recordInferenceUsage(run: RunRecord, base: Attributes, tokens: UsageTokens): void {
+  const attributes = { ...base, [S.ATTR_GEN_AI_TOKEN_MODALITY]: S.GEN_AI_TOKEN_MODALITY_UNKNOWN };
+  const input = totalInput(tokens);
+  recordOnce(run, (i) => {
+    const m = i.inference;
+    m.inputTokens.add(input, attributes);
+    m.outputTokens.add(tokens.output, attributes);
+    m.cacheReadInputTokens.add(tokens.cacheRead, attributes);
+    m.cacheWriteInputTokens.add(tokens.cacheWrite, attributes);
+    m.reasoningOutputTokens.add(tokens.reasoning, attributes);
+  });
 }
 
 /** AssistantMessageCommitted: ends the model call; takes the provider, model and finish reason it names. */
@@ -179,6 +224,16 @@ export function finalizeChat(
   runEnd: HrTime,
 ): void {
   const end = chat.end ?? maxHrTime(runEnd, chat.start);
+  const tokens = usageTokens({
+    inputTokens: chat.inputTokens,
+    outputTokens: chat.outputTokens,
+    cacheReadInputTokens: chat.cacheReadTokens,
+    cacheCreationInputTokens: chat.cacheCreationTokens,
+    reasoningOutputTokens: chat.reasoningTokens,
+  });
+  const price = tokens === undefined ? undefined : priceUsage(ctx, run, chat, tokens, chat.start);
+  const attributes = chatSpanAttributes(ctx, chat);
+  if (price !== undefined) Object.assign(attributes, costAttributes(price));
   const span = startSpan({
     tracer: ctx.tracer,
     name:
@@ -188,9 +243,9 @@ export function finalizeChat(
     kind: SpanKind.CLIENT,
     parent: within(run.parent, chat.parent),
     traceId: run.traceId,
-    role: `chat/${chat.iteration}`,
+    role: `${run.roleScope}chat/${chat.iteration}`,
     startTime: chat.start,
-    attributes: chatSpanAttributes(ctx, chat),
+    attributes,
   });
   for (const note of chat.notes ?? []) {
     if (note.name === undefined) span.setAttributes(note.attributes);
@@ -201,12 +256,44 @@ export function finalizeChat(
   run.chatsMade += 1;
   const metricAttributes = chatMetricAttributes(chat, chat.errorType);
   const duration = secondsBetween(end, chat.start);
-  recordOnce(run, (i) => i.operationDuration.record(duration, metricAttributes));
+  // Times the bridge stamped at arrival say how fast it read, not how long the call took.
+  const timed = !run.timedByArrival;
+  if (timed) recordOnce(run, (i) => i.operationDuration.record(duration, metricAttributes));
   const firstChunk = chat.firstChunk;
-  if (firstChunk !== undefined) {
+  if (firstChunk !== undefined && timed) {
     const toFirst = secondsBetween(firstChunk, chat.start);
     recordOnce(run, (i) => i.timeToFirstChunk.record(toFirst, metricAttributes));
   }
+  if (ctx.latestGenAi === true) recordInferenceCall(run, chat, metricAttributes, duration, tokens);
+}
+
+/**
+ * The current conventions' metrics of a finished call: its duration, time to first chunk, usage
+ * counters (0 with modality `unknown` when it reported none, as the conventions ask) and per-call
+ * token histograms.
+ */
+function recordInferenceCall(
+  run: RunRecord,
+  chat: ChatRecord,
+  attributes: Attributes,
+  duration: number,
+  tokens: UsageTokens | undefined,
+): void {
+  const timed = !run.timedByArrival;
+  if (timed) recordOnce(run, (i) => i.inference.duration.record(duration, attributes));
+  const firstChunk = chat.firstChunk;
+  if (firstChunk !== undefined && timed) {
+    const toFirst = secondsBetween(firstChunk, chat.start);
+    recordOnce(run, (i) => i.inference.timeToFirstChunk.record(toFirst, attributes));
+  }
+  const usage = tokens ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+  const { [S.ATTR_ERROR_TYPE]: _errorType, ...usageAttributes } = attributes;
+  recordInferenceUsage(run, usageAttributes, usage);
+  const input = totalInput(usage);
+  recordOnce(run, (i) => {
+    i.inference.operationInputTokens.record(input, attributes);
+    i.inference.operationOutputTokens.record(usage.output, attributes);
+  });
 }
 
 /** The span's attributes (its metric points have their own, low-cardinality set). */
@@ -218,6 +305,7 @@ function chatSpanAttributes(ctx: TrackerContext, chat: ChatRecord): Attributes {
   set(S.ATTR_GEN_AI_PROVIDER_NAME, chat.provider);
   set(S.ATTR_GEN_AI_REQUEST_MODEL, chat.model);
   set(S.ATTR_GEN_AI_CONVERSATION_ID, chat.conversationId);
+  set(S.ATTR_SESSION_ID, chat.conversationId);
   attributes[S.ATTR_AGENT_ITERATION_NUMBER] = chat.iteration;
   if (chat.firstChunk !== undefined)
     attributes[S.ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = secondsBetween(
@@ -230,6 +318,7 @@ function chatSpanAttributes(ctx: TrackerContext, chat: ChatRecord): Attributes {
   set(S.ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, chat.cacheCreationTokens);
   if (ctx.latestGenAi === true)
     set(S.ATTR_GEN_AI_USAGE_CACHE_WRITE_INPUT_TOKENS, chat.cacheCreationTokens);
+  set(S.ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS, chat.reasoningTokens);
   if (chat.finishReason !== undefined)
     set(S.ATTR_GEN_AI_RESPONSE_FINISH_REASONS, [chat.finishReason]);
   if (ctx.captureContent && chat.text !== '') {

@@ -51,7 +51,7 @@ export function startIteration(
     kind: SpanKind.INTERNAL,
     parent: within(run.parent, run.span),
     traceId: run.traceId,
-    role: `iteration/${n}`,
+    role: `${run.roleScope}iteration/${n}`,
     startTime: event.time,
     attributes: iterationAttributes,
   });

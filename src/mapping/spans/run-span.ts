@@ -1,12 +1,13 @@
 // A run's `invoke_agent {agent}` root span, its whole life: opened at the run's first applied
 // event (synthesized when that is not RunStarted), told its model as it learns it, and ended last,
 // after every open span of the run, with the run's metrics.
-import { ROOT_CONTEXT, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { Attributes, HrTime } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
+import type { Attributes, Context, HrTime } from '@opentelemetry/api';
 import type { AgentEvent } from '../../events/agent-event.js';
 import type { DialectName } from '../../events/dialect-name.js';
 import { maxHrTime, secondsBetween } from '../../events/hr-time.js';
-import { toTraceId } from '../ids.js';
+import { runCostAttributes } from '../cost.js';
+import { toSpanId, toTraceId } from '../ids.js';
 import { agentMetricAttributes } from '../metrics/instruments.js';
 import type { Instruments } from '../metrics/instruments.js';
 import type { RunRecord } from '../run-state.js';
@@ -41,15 +42,23 @@ export function startRun(
   dialect: DialectName,
   now: number,
   instruments: Instruments,
+  openRun: (runId: string) => Pick<RunRecord, 'traceId' | 'roleScope'> | undefined = () =>
+    undefined,
 ): RunRecord {
-  const parent = ctx.parentContext;
+  const started = event.type === 'RunStarted' ? event : undefined;
+  const spawned =
+    started?.parentRunId === undefined || ctx.parentContext !== undefined
+      ? undefined
+      : parentSpan(dialect, started.parentRunId, started.parentToolCallId, openRun);
+  const parent = spawned?.context ?? ctx.parentContext;
   const parentTraceId = parent === undefined ? undefined : trace.getSpanContext(parent)?.traceId;
   const traceId = parentTraceId ?? toTraceId(dialect, event.runId);
-  const started = event.type === 'RunStarted' ? event : undefined;
+  const agentName = started?.agentName ?? ctx.agentName;
   const attributes: Attributes = {
     [S.ATTR_GEN_AI_OPERATION_NAME]: S.GEN_AI_OPERATION_INVOKE_AGENT,
     [S.ATTR_AGENT_RUN_ID]: event.runId,
   };
+  if (spawned !== undefined) attributes[S.ATTR_AGENT_RUN_PARENT_ID] = started!.parentRunId!;
   const provider =
     started?.provider ?? (event.type === 'ModelStarted' ? event.provider : undefined);
   const model = started?.model ?? (event.type === 'ModelStarted' ? event.model : undefined);
@@ -57,21 +66,24 @@ export function startRun(
   if (provider !== undefined && ctx.latestGenAi !== true)
     attributes[S.ATTR_GEN_AI_PROVIDER_NAME] = provider;
   if (model !== undefined) attributes[S.ATTR_GEN_AI_REQUEST_MODEL] = model;
-  if (started?.sessionId !== undefined)
+  if (started?.sessionId !== undefined) {
     attributes[S.ATTR_GEN_AI_CONVERSATION_ID] = started.sessionId;
-  if (ctx.agentName !== undefined) attributes[S.ATTR_GEN_AI_AGENT_NAME] = ctx.agentName;
+    attributes[S.ATTR_SESSION_ID] = started.sessionId;
+  }
+  if (agentName !== undefined) attributes[S.ATTR_GEN_AI_AGENT_NAME] = agentName;
   if (started === undefined) attributes[S.ATTR_AGENT_RUN_SYNTHESIZED] = true;
   const name =
-    ctx.agentName === undefined
+    agentName === undefined
       ? S.GEN_AI_OPERATION_INVOKE_AGENT
-      : `${S.GEN_AI_OPERATION_INVOKE_AGENT} ${ctx.agentName}`;
+      : `${S.GEN_AI_OPERATION_INVOKE_AGENT} ${agentName}`;
+  const roleScope = spawned === undefined ? '' : `subagent/${event.runId}/`;
   const span = startSpan({
     tracer: ctx.tracer,
     name,
     kind: SpanKind.INTERNAL,
     parent: parent ?? ROOT_CONTEXT,
     traceId,
-    role: 'run',
+    role: `${roleScope}run`,
     startTime: event.time,
     attributes,
     rootTrace: parent === undefined,
@@ -86,6 +98,8 @@ export function startRun(
     parent: parent ?? ROOT_CONTEXT,
     start: event.time,
     synthesized: started === undefined,
+    agentName,
+    roleScope,
     provider,
     model,
     conversationId: started?.sessionId,
@@ -104,12 +118,41 @@ export function startRun(
     toolArguments: undefined,
     inputTokens: undefined,
     outputTokens: undefined,
+    costUsd: undefined,
+    pricedCalls: 0,
+    unpricedCalls: 0,
     sawDoomLoop: false,
+    timedByArrival: event.timeFromArrival === true,
     instruments,
     metricWrites: 0,
     replayedWrites: 0,
   };
   return run;
+}
+
+/**
+ * A sub-agent's parent span, by id: the parent's `execute_tool` span for the spawning call (else
+ * its run span), in the parent's trace. A parent open in this process gives its own trace and
+ * scope (it may be a sub-agent itself); any other is taken to be a run in its own trace.
+ */
+function parentSpan(
+  dialect: DialectName,
+  parentRunId: string,
+  toolCallId: string | undefined,
+  openRun: (runId: string) => Pick<RunRecord, 'traceId' | 'roleScope'> | undefined,
+): { readonly context: Context } {
+  const open = openRun(parentRunId);
+  const traceId = open?.traceId ?? toTraceId(dialect, parentRunId);
+  const scope = open?.roleScope ?? '';
+  const role = toolCallId === undefined ? `${scope}run` : `${scope}tool/${toolCallId}`;
+  return {
+    context: trace.setSpanContext(ROOT_CONTEXT, {
+      traceId,
+      spanId: toSpanId(traceId, role),
+      traceFlags: TraceFlags.SAMPLED,
+      isRemote: true,
+    }),
+  };
 }
 
 /** Fills in the run's provider and model when it did not know them yet (a lazily opened run). */
@@ -152,6 +195,7 @@ export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): 
     span.setAttribute(S.ATTR_GEN_AI_USAGE_INPUT_TOKENS, run.inputTokens);
   if (run.outputTokens !== undefined)
     span.setAttribute(S.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, run.outputTokens);
+  span.setAttributes(runCostAttributes(run));
   if (ending.errorType !== undefined) {
     span.setAttribute(S.ATTR_ERROR_TYPE, ending.errorType);
     span.setStatus({
@@ -171,18 +215,19 @@ export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): 
   }
   span.end(end);
 
-  const runAttributes = agentMetricAttributes(ctx.agentName, run);
+  const runAttributes = agentMetricAttributes(run.agentName, run);
   runAttributes[S.ATTR_AGENT_RUN_OUTCOME] = ending.outcome;
   const durationAttributes = { ...runAttributes };
   if (ending.errorType !== undefined) durationAttributes[S.ATTR_ERROR_TYPE] = ending.errorType;
-  run.instruments.invokeAgentDuration.record(secondsBetween(end, run.start), durationAttributes);
+  if (!run.timedByArrival)
+    run.instruments.invokeAgentDuration.record(secondsBetween(end, run.start), durationAttributes);
   if (ctx.latestGenAi === true) {
     run.instruments.inferenceCalls.record(run.chatsMade, durationAttributes);
     run.instruments.agentToolCalls.record(run.finishedTools.size, durationAttributes);
   }
   run.instruments.runs.add(1, runAttributes);
-  run.instruments.runsActive.add(-1, agentMetricAttributes(ctx.agentName));
-  const iterationAttributes = agentMetricAttributes(ctx.agentName);
+  run.instruments.runsActive.add(-1, agentMetricAttributes(run.agentName));
+  const iterationAttributes = agentMetricAttributes(run.agentName);
   iterationAttributes[S.ATTR_AGENT_RUN_OUTCOME] = ending.outcome;
   run.instruments.iterations.record(iterations, iterationAttributes);
 }

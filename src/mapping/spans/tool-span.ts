@@ -102,6 +102,8 @@ function startTool(
     [S.ATTR_GEN_AI_TOOL_CALL_ID]: callId,
     [S.ATTR_GEN_AI_TOOL_TYPE]: S.GEN_AI_TOOL_TYPE_FUNCTION,
   };
+  if (ctx.latestGenAi === true && run.agentName !== undefined)
+    attributes[S.ATTR_GEN_AI_AGENT_NAME] = run.agentName;
   const args = run.toolArguments?.get(callId);
   if (args !== undefined) attributes[S.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = args;
   run.toolArguments?.delete(callId);
@@ -111,7 +113,7 @@ function startTool(
     kind: SpanKind.INTERNAL,
     parent: within(run.parent, run.iteration?.span ?? run.span),
     traceId: run.traceId,
-    role: `tool/${callId}`,
+    role: `${run.roleScope}tool/${callId}`,
     startTime: time,
     attributes,
   });
@@ -190,8 +192,13 @@ export function endTool(
     [S.ATTR_AGENT_TOOL_OUTCOME]: outcome,
   };
   if (errorType !== undefined) attributes[S.ATTR_ERROR_TYPE] = errorType;
+  if (ctx.latestGenAi === true) {
+    attributes[S.ATTR_GEN_AI_TOOL_TYPE] = S.GEN_AI_TOOL_TYPE_FUNCTION;
+    if (run.agentName !== undefined) attributes[S.ATTR_GEN_AI_AGENT_NAME] = run.agentName;
+  }
+  const timed = !run.timedByArrival;
   recordOnce(run, (i) => {
-    i.executeToolDuration.record(secondsBetween(end, tool.start), attributes);
+    if (timed) i.executeToolDuration.record(secondsBetween(end, tool.start), attributes);
     i.toolCalls.add(1, {
       [S.ATTR_GEN_AI_TOOL_NAME]: tool.name,
       [S.ATTR_AGENT_TOOL_OUTCOME]: outcome,

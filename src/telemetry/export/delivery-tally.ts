@@ -10,14 +10,25 @@ import type { ExportListener } from './export-watcher.js';
 export class DeliveryTally implements ExportListener {
   private made = 0;
   private acknowledged = 0;
+  private sampledOut = 0;
   private metricFailures = 0;
   private retrying = false;
 
   /** Told once at the start of each collector outage (a command says it). */
   onOutage: ((error: Error | undefined) => void) | undefined;
 
+  /** The extra destinations' own tallies, by name. */
+  private readonly destinations = new Map<string, DeliveryTally>();
+
   /** @param exportsSpans whether spans go to a collector at all (else none are owed). */
   constructor(private readonly exportsSpans: boolean) {}
+
+  /** An extra destination's own tally: the same spans owed, its own deliveries. */
+  destination(name: string, exportsSpans: boolean): DeliveryTally {
+    let tally = this.destinations.get(name);
+    if (tally === undefined) this.destinations.set(name, (tally = new DeliveryTally(exportsSpans)));
+    return tally;
+  }
 
   /** Told when nothing answered at the collector's address at start. */
   onUnreachable: ((problem: string) => void) | undefined;
@@ -33,11 +44,17 @@ export class DeliveryTally implements ExportListener {
   /** The sink's `onRunEnd`. */
   runEnded(run: RunSummary): void {
     if (this.exportsSpans) this.made += run.spanCount;
+    for (const tally of this.destinations.values()) tally.runEnded(run);
   }
 
   spansExported(perTrace: ReadonlyMap<string, number>): void {
     for (const count of perTrace.values()) this.acknowledged += count;
     this.retrying = false;
+  }
+
+  spansSampledOut(perTrace: ReadonlyMap<string, number>): void {
+    for (const count of perTrace.values()) this.sampledOut += count;
+    for (const tally of this.destinations.values()) tally.spansSampledOut(perTrace);
   }
 
   spansFailed(): void {
@@ -58,7 +75,7 @@ export class DeliveryTally implements ExportListener {
 
   /** Spans made and not yet acknowledged (queued, in flight, being retried, or lost). */
   get backlog(): number {
-    return Math.max(0, this.made - this.acknowledged);
+    return Math.max(0, this.made - this.acknowledged - this.sampledOut);
   }
 
   /** Whether an export is being retried now (the collector refuses or does not answer). */
@@ -67,15 +84,38 @@ export class DeliveryTally implements ExportListener {
   }
 
   /** After the providers shut down. */
-  result(): {
-    readonly spans: number;
-    readonly delivered: number;
-    readonly metricFailures: number;
-  } {
+  result(): Delivered {
+    // Spans sampling dropped are not owed: `spans` counts those that were to be delivered.
+    const owed = Math.max(0, this.made - this.sampledOut);
     return {
-      spans: this.made,
-      delivered: Math.min(this.acknowledged, this.made),
+      spans: owed,
+      delivered: Math.min(this.acknowledged, owed),
       metricFailures: this.metricFailures,
+      sampledOut: this.sampledOut,
+      ...(this.destinations.size === 0
+        ? {}
+        : {
+            destinations: [...this.destinations].map(([name, tally]) => {
+              const { spans, delivered, metricFailures } = tally.result();
+              return { name, spans, delivered, metricFailures };
+            }),
+          }),
     };
   }
+}
+
+/** What reached the collector, and each extra destination. */
+export interface Delivered {
+  readonly spans: number;
+  readonly delivered: number;
+  readonly metricFailures: number;
+  readonly sampledOut?: number;
+  readonly destinations?: readonly DestinationDelivery[];
+}
+
+export interface DestinationDelivery {
+  readonly name: string;
+  readonly spans: number;
+  readonly delivered: number;
+  readonly metricFailures: number;
 }

@@ -12,6 +12,11 @@ import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 export interface ExportListener {
   /** Spans exported successfully, counted per trace id. */
   spansExported(perTrace: ReadonlyMap<string, number>): void;
+  /**
+   * Spans of these traces that run-outcome sampling dropped, counted per trace id: they will
+   * never be exported, and are settled as if they had been (a source may acknowledge their run).
+   */
+  spansSampledOut?(perTrace: ReadonlyMap<string, number>): void;
   /** An export of spans of these traces failed for good (after the exporter's own retries). */
   spansFailed(traceIds: ReadonlySet<string>, error: Error | undefined): void;
   /** A metric collection taken at `collectedAtMillis` (epoch ms) was exported successfully. */

@@ -1,0 +1,218 @@
+// The routers in one process, on the real NATS JetStream and Redis of this machine: one router,
+// or two sharing the runtime's stream, republish every event to its run's partition
+// (fnv1a32(run id) mod P; what names no run to partition 0), each exactly once, and acknowledge
+// the source; started before anything was published, they wait for the stream. One router keeps
+// the source's order within each run; two side by side may displace a run's events by a batch,
+// which the instances' reorder window absorbs (docs/scaling-out.md).
+import { randomUUID } from 'node:crypto';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { createClient } from 'redis';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createNatsRouter } from '../../src/partitions/nats-router.js';
+import { partitionOf } from '../../src/partitions/partition-of.js';
+import { createRedisRouter } from '../../src/partitions/redis-router.js';
+import type { Router, RouterOptions } from '../../src/partitions/router.js';
+import { NATS_URL, REDIS_URL } from '../helpers/brokers.js';
+import { waitFor } from '../helpers/wire-spans.js';
+
+const PARTITIONS = 4;
+const RUNS = Array.from(
+  { length: 12 },
+  (_, i) => `0190f3a2-7c4e-4b8a-9d2e-${String(i).padStart(12, '0')}`,
+);
+
+/** Events of the runs, interleaved, each numbered; and lines that name no run. */
+function events(): string[] {
+  const lines: string[] = [];
+  for (let k = 0; k < 10; k += 1)
+    for (const run of RUNS)
+      lines.push(
+        JSON.stringify({
+          TextDelta: { run_id: run, delta: `${k}`, timestamp: `2025-06-01T12:00:0${k}Z` },
+        }),
+      );
+  lines.push('not json at all', JSON.stringify({ Unknown: {} }));
+  return lines;
+}
+
+const expectedOf = (lines: readonly string[]) => {
+  const byPartition = new Map<number, string[]>();
+  for (const line of lines) {
+    const run = /"run_id":"([^"]+)"/.exec(line)?.[1];
+    const p = run === undefined ? 0 : partitionOf(run, PARTITIONS);
+    byPartition.set(p, [...(byPartition.get(p) ?? []), line]);
+  }
+  return byPartition;
+};
+
+interface Broker {
+  options(n: number): RouterOptions;
+  create(options: RouterOptions): Router;
+  publish(lines: readonly string[]): Promise<void>;
+  /** What each partition holds, in order. */
+  partitions(): Promise<Map<number, string[]>>;
+  /** Source messages not yet acknowledged. */
+  unacknowledged(): Promise<number>;
+  cleanup(): Promise<void>;
+}
+
+function natsBroker(): Broker {
+  const id = randomUUID().slice(0, 8);
+  const stream = `AOB_ROUTE_${id}`;
+  const parts = `AOB_ROUTED_${id}`;
+  const subject = `route.${id}`;
+  return {
+    options: (n) => ({
+      url: NATS_URL,
+      stream,
+      source: subject,
+      partitions: PARTITIONS,
+      group: 'routers',
+      consumer: `router-${n}`,
+      ackWaitMillis: 2000,
+      batchSize: 16,
+      report: () => undefined,
+    }),
+    create: createNatsRouter,
+    async publish(lines) {
+      const nc = await connect({ servers: NATS_URL });
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.add({ name: stream, subjects: [subject] }).catch(() => undefined);
+      await jsm.streams.add({ name: parts, subjects: [`${subject}.*`] }).catch(() => undefined);
+      const js = jetstream(nc);
+      for (const line of lines) await js.publish(subject, line);
+      await nc.drain();
+    },
+    async partitions() {
+      const nc = await connect({ servers: NATS_URL });
+      const jsm = await jetstreamManager(nc);
+      const out = new Map<number, string[]>();
+      const info = await jsm.streams.info(parts).catch(() => undefined);
+      const last = info?.state.last_seq ?? 0;
+      for (let seq = 1; seq <= last; seq += 1) {
+        const m = await jsm.streams.getMessage(parts, { seq }).catch(() => undefined);
+        if (m === undefined || m === null) continue;
+        const p = Number(m.subject.split('.').at(-1));
+        out.set(p, [...(out.get(p) ?? []), m.string()]);
+      }
+      await nc.drain();
+      return out;
+    },
+    async unacknowledged() {
+      const nc = await connect({ servers: NATS_URL });
+      const info = await (
+        await jetstreamManager(nc)
+      ).consumers
+        .info(stream, 'routers')
+        .catch(() => undefined);
+      await nc.drain();
+      return info === undefined ? -1 : info.num_ack_pending + info.num_pending;
+    },
+    async cleanup() {
+      const nc = await connect({ servers: NATS_URL });
+      const jsm = await jetstreamManager(nc);
+      for (const name of [stream, parts]) await jsm.streams.delete(name).catch(() => undefined);
+      await nc.drain();
+    },
+  };
+}
+
+function redisBroker(): Broker {
+  const key = `aob:route:${randomUUID().slice(0, 8)}`;
+  const client = createClient({ url: REDIS_URL });
+  const ready = client.connect();
+  return {
+    options: (n) => ({
+      url: REDIS_URL,
+      stream: '',
+      source: key,
+      partitions: PARTITIONS,
+      group: 'routers',
+      consumer: `router-${n}`,
+      ackWaitMillis: 2000,
+      batchSize: 16,
+      report: () => undefined,
+    }),
+    create: createRedisRouter,
+    async publish(lines) {
+      await ready;
+      for (const line of lines) await client.xAdd(key, '*', { event: line });
+    },
+    async partitions() {
+      await ready;
+      const out = new Map<number, string[]>();
+      for (let p = 0; p < PARTITIONS; p += 1) {
+        const entries = (await client.xRange(`${key}:${p}`, '-', '+')) ?? [];
+        if (entries.length > 0)
+          out.set(
+            p,
+            entries.map((e) => e.message.event!),
+          );
+      }
+      return out;
+    },
+    async unacknowledged() {
+      await ready;
+      const groups = await client.xInfoGroups(key).catch(() => []);
+      const g = groups.find((x) => x.name === 'routers');
+      return g === undefined ? -1 : Number(g.pending) + Number(g.lag ?? 0);
+    },
+    async cleanup() {
+      await ready;
+      for (const k of await client.keys(`${key}*`)) await client.del(k);
+      await client.quit();
+    },
+  };
+}
+
+describe.each([
+  ['NATS JetStream', natsBroker],
+  ['Redis', redisBroker],
+] as const)('%s routers', (_name, makeBroker) => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it.each([1, 2])(
+    '%i router(s) republish every event once to its run’s partition and acknowledge the source',
+    async (count) => {
+      const broker = makeBroker();
+      cleanups.push(() => broker.cleanup());
+      const lines = events();
+      // Started before anything was published: they wait for the stream.
+      const routers = Array.from({ length: count }, (_, n) => broker.create(broker.options(n + 1)));
+      const runs = routers.map((r) => r.run());
+      cleanups.push(async () => {
+        for (const r of routers) r.stop();
+        await Promise.all(runs);
+      });
+      await broker.publish(lines.slice(0, 60));
+      await broker.publish(lines.slice(60));
+      await waitFor(
+        () => routers.reduce((t, r) => t + r.routed, 0) >= lines.length,
+        30_000,
+        'every event routed',
+      );
+      await waitFor(
+        async () => (await broker.unacknowledged()) === 0,
+        15_000,
+        'the source acknowledged',
+      );
+      const got = await broker.partitions();
+      const want = expectedOf(lines);
+      // Each partition holds its runs' events once each; within a run, in the source's order.
+      for (let p = 0; p < PARTITIONS; p += 1) {
+        const held = got.get(p) ?? [];
+        expect([...held].sort(), `partition ${p}`).toEqual([...(want.get(p) ?? [])].sort());
+        if (count === 1)
+          for (const run of RUNS) {
+            const ofRun = (xs: readonly string[]) => xs.filter((x) => x.includes(run));
+            expect(ofRun(held), `partition ${p}, run ${run}`).toEqual(ofRun(want.get(p) ?? []));
+          }
+      }
+    },
+    60_000,
+  );
+});
