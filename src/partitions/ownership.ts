@@ -56,5 +56,13 @@ export function createOwnership(
  * broker within the remaining quarter of the lease unless the network holds it longer.
  */
 export function mayAct(own: Ownership, leaseMillis: number, now = Date.now()): boolean {
-  return !own.fenced && now - own.renewedAt <= leaseMillis * ACT_WITHIN_LEASE;
+  return actWindow(own, leaseMillis, now) >= 0;
+}
+
+/**
+ * How much longer (ms) the ownership may act; negative once it may not. A read that takes
+ * messages from the broker is an effect too: it is sent only when it can end within this window.
+ */
+export function actWindow(own: Ownership, leaseMillis: number, now = Date.now()): number {
+  return own.fenced ? -1 : own.renewedAt + leaseMillis * ACT_WITHIN_LEASE - now;
 }

@@ -4,7 +4,7 @@ import { pause } from '../sources/broker-source.js';
 import type { Delivery } from '../sources/delivery-ledger.js';
 import type { LeaseStore } from './lease-store.js';
 import { createPartitionMetrics } from './partition-metrics.js';
-import { createOwnership, mayAct } from './ownership.js';
+import { actWindow, createOwnership, mayAct } from './ownership.js';
 import type { Ownership } from './ownership.js';
 
 export interface PartitionedSourceOptions {
@@ -193,17 +193,22 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
         own.state = 'reading';
         // A message is applied only while this ownership surely holds the lease; otherwise it
         // is left to the next owner and the ownership steps down.
-        own.running = own.source.run((text, delivery) => {
-          if (own.state !== 'reading' || !mayAct(own, leaseMillis)) {
-            delivery.release?.();
-            // Read again after a gap (a stalled event loop): what is released now would come
-            // back behind what follows it, so the partition goes too, to be read in order again.
-            if (own.state === 'reading')
-              stepDown(own, 'a message arrived after its lease could have lapsed');
-            return;
-          }
-          onMessage(text, fenced(own, delivery));
-        }, canPull);
+        own.running = own.source.run(
+          (text, delivery) => {
+            if (own.state !== 'reading' || !mayAct(own, leaseMillis)) {
+              delivery.release?.();
+              // Read again after a gap (a stalled event loop): what is released now would come
+              // back behind what follows it, so the partition goes too, to be read in order again.
+              if (own.state === 'reading')
+                stepDown(own, 'a message arrived after its lease could have lapsed');
+              return;
+            }
+            onMessage(text, fenced(own, delivery));
+          },
+          canPull,
+          // Reads end while the lease surely holds: what a read takes reaches the next owner.
+          () => (own.state === 'reading' ? actWindow(own, leaseMillis) : -1),
+        );
         // Reading that ends by an error, not by a stop, would leave the partition owned and
         // unread for good: it goes, to be taken again (here or elsewhere) after a cool-down.
         own.running.catch((error: unknown) => {

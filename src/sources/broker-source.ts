@@ -12,8 +12,18 @@ export interface BrokerSource {
    * cannot be read.
    */
   open(): Promise<void>;
-  /** Hands over messages until `stop()`, pulling only while `canPull()`. */
-  run(onMessage: (text: string, delivery: Delivery) => void, canPull: () => boolean): Promise<void>;
+  /**
+   * Hands over messages until `stop()`, pulling only while `canPull()`. A partition's owner also
+   * gives `readWindow`: how long (ms) a read sent now may stay open at the broker while it may
+   * still act (0 or less: not now). A source whose reads move messages to this consumer for good
+   * (Redis: into its pending list, where only a new owner's claim at start finds them) reads only
+   * within it, so that a stale owner never takes messages its successor will not see.
+   */
+  run(
+    onMessage: (text: string, delivery: Delivery) => void,
+    canPull: () => boolean,
+    readWindow?: () => number,
+  ): Promise<void>;
   /** Stops pulling; `run()` resolves once the batch in hand is handed over. */
   stop(): void;
   /** Sends outstanding acknowledgements and disconnects. */

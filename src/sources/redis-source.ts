@@ -29,6 +29,10 @@ export interface RedisSourceOptions {
 
 /** Another consumer of the group that read within this long is taken as live. */
 const SHARED_IDLE_MILLIS = 5000;
+/** The longest a read waits at the server for new entries. */
+const BLOCK_MILLIS = 500;
+/** A read window shorter than this is not used (Redis reads `BLOCK 0` as "for ever"). */
+const SHORTEST_BLOCK_MILLIS = 20;
 interface Entry {
   readonly id: string;
   readonly message: Record<string, string>;
@@ -121,7 +125,7 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
       const lag = groups.find((g) => g.name === options.group)?.lag;
       return lag === undefined || lag === null ? undefined : Number(lag);
     },
-    async run(onMessage, canPull) {
+    async run(onMessage, canPull, readWindow = () => Infinity) {
       if (reader === undefined || writer === undefined) throw new Error('open() first');
       const read = async (id: string, block?: number) => {
         const reply = await reader!.xReadGroup(
@@ -139,6 +143,11 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
       let from = '0';
       let cursor: string | undefined = '0-0';
       while (!stopping.signal.aborted && cursor !== undefined) {
+        // A claim moves entries to this consumer: not once its owner may no longer act.
+        if (readWindow() < SHORTEST_BLOCK_MILLIS) {
+          await pause(SHORTEST_BLOCK_MILLIS, stopping.signal);
+          continue;
+        }
         try {
           if (from !== '') {
             const pending = await read(from);
@@ -170,13 +179,16 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
           retries.splice(retries.indexOf(retry), 1);
           deliver({ id: retry.id, message: { [field]: retry.text } }, onMessage);
         }
-        if (!canPull()) {
+        // An entry read goes into this consumer's pending list, where only a new owner's claim
+        // at start finds it: the read ends at the server while its owner surely holds the lease.
+        const window = Math.min(BLOCK_MILLIS, Math.floor(readWindow()));
+        if (!canPull() || window < SHORTEST_BLOCK_MILLIS) {
           await pause(50, stopping.signal);
           continue;
         }
         let entries: Entry[];
         try {
-          entries = await read('>', 500);
+          entries = await read('>', window);
           watch.ok();
         } catch (error) {
           // Redis restarted or the connection dropped: the client reconnects by itself; entries
