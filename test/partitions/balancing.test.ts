@@ -9,11 +9,9 @@ import { createClient } from 'redis';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import type { DataPoint, Histogram } from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPartitionedSource } from '../../src/partitions/partitioned-source.js';
-import { createRedisLeaseStore } from '../../src/partitions/redis-lease-store.js';
 import type { BrokerSource } from '../../src/sources/broker-source.js';
-import { createRedisSource } from '../../src/sources/redis-source.js';
 import { REDIS_URL } from '../helpers/brokers.js';
+import { redisPartitionInstance } from '../helpers/redis-partitions.js';
 import { waitFor } from '../helpers/wire-spans.js';
 
 const PARTITIONS = 6;
@@ -55,31 +53,13 @@ describe('partition balancing among instances', () => {
     const meterProvider = new MeterProvider({ readers: [reader] });
     cleanups.push(() => meterProvider.shutdown());
     const start = async (id: string) => {
-      const source = createPartitionedSource({
+      const source = redisPartitionInstance({
         ...(id === 'a' ? { meter: meterProvider.getMeter('test') } : {}),
+        key,
+        id,
         partitions: PARTITIONS,
         leaseMillis: LEASE_MILLIS,
-        description: id,
-        keepAliveMillis: undefined,
-        store: () =>
-          createRedisLeaseStore({
-            url: REDIS_URL,
-            prefix: `${key}:bridge`,
-            instanceId: id,
-            leaseMillis: LEASE_MILLIS,
-          }),
-        partitionSource: (p) =>
-          createRedisSource({
-            url: REDIS_URL,
-            stream: `${key}:${p}`,
-            group: 'bridge',
-            consumer: id,
-            claimIdleMillis: 0,
-            batchSize: 20,
-          }),
-        beforeTake: () => Promise.resolve(),
-        beforeRelease: () => Promise.resolve(),
-        dropped: () => undefined,
+        batchSize: 20,
         report: (message) => {
           const taken = /^owns partition (\d+) of \d+ \(epoch (\d+)\)/.exec(message);
           const gone = /^(?:handed|lost) partition (\d+)/.exec(message);

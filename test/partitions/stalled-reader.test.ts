@@ -8,40 +8,20 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { createClient } from 'redis';
 import { describe, it } from 'vitest';
-import { createPartitionedSource } from '../../src/partitions/partitioned-source.js';
-import { createRedisLeaseStore } from '../../src/partitions/redis-lease-store.js';
 import type { BrokerSource } from '../../src/sources/broker-source.js';
-import { createRedisSource } from '../../src/sources/redis-source.js';
 import { REDIS_URL } from '../helpers/brokers.js';
+import { redisPartitionInstance } from '../helpers/redis-partitions.js';
 import { waitFor } from '../helpers/wire-spans.js';
 
 const LEASE_MILLIS = 900;
 
 function instance(key: string, id: string, reports: string[]): BrokerSource {
-  return createPartitionedSource({
+  return redisPartitionInstance({
+    key,
+    id,
     partitions: 1,
     leaseMillis: LEASE_MILLIS,
-    description: `test ${id}`,
-    keepAliveMillis: undefined,
-    store: () =>
-      createRedisLeaseStore({
-        url: REDIS_URL,
-        prefix: `${key}:bridge`,
-        instanceId: id,
-        leaseMillis: LEASE_MILLIS,
-      }),
-    partitionSource: (p) =>
-      createRedisSource({
-        url: REDIS_URL,
-        stream: `${key}:${p}`,
-        group: 'bridge',
-        consumer: id,
-        claimIdleMillis: 0,
-        batchSize: 100,
-      }),
-    beforeTake: () => Promise.resolve(),
-    beforeRelease: () => Promise.resolve(),
-    dropped: () => undefined,
+    batchSize: 100,
     report: (message) => reports.push(`${id}: ${message}`),
   });
 }
