@@ -8,11 +8,11 @@ import {
   deleteNatsStream,
   deleteRedisKey,
   natsConsumerInfo,
-  NATS_URL,
   publishToNats,
   publishToRedis,
   REDIS_URL,
   redisPending,
+  natsConsumerArgs,
 } from '../helpers/brokers.js';
 import { startCli } from '../helpers/cli.js';
 import { createHarness } from '../helpers/harness.js';
@@ -60,15 +60,7 @@ function natsBroker(): Broker {
     publish: (l) => publishToNats(stream, subject, l),
     pending: async () => (await natsConsumerInfo(stream, 'bridge')).numAckPending,
     args: () => [
-      'nats',
-      '--url',
-      NATS_URL,
-      '--stream',
-      stream,
-      '--subject',
-      subject,
-      '--durable',
-      'bridge',
+      ...natsConsumerArgs(stream, subject, 'bridge'),
       '--ack-wait-ms',
       String(ACK_WAIT_MS),
     ],

@@ -9,7 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDemoLines } from '../../src/sources/demo-runs.js';
-import { deleteNatsStream, natsConsumerInfo, publishToNats } from '../helpers/brokers.js';
+import {
+  deleteNatsStream,
+  natsConsumerInfo,
+  publishToNats,
+  natsConsumerArgs,
+} from '../helpers/brokers.js';
 import { startCli } from '../helpers/cli.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import {
@@ -35,13 +40,7 @@ describe('nats consumer killed with a large backlog', () => {
     await publishToNats(stream, subject, lines, undefined, 500);
     const receiver = await startOtlpReceiver();
     const args = [
-      'nats',
-      '--stream',
-      stream,
-      '--subject',
-      subject,
-      '--durable',
-      'bridge',
+      ...natsConsumerArgs(stream, subject, 'bridge'),
       '--ack-wait-ms',
       String(ACK_WAIT_MS),
     ];

@@ -2,7 +2,12 @@
 // the user's server (real NATS JetStream); with checkpoints on, the bucket `<durable>-runs` is made.
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { deleteNatsStream, NATS_URL, natsStreamNames, publishToNats } from '../helpers/brokers.js';
+import {
+  deleteNatsStream,
+  natsStreamNames,
+  publishToNats,
+  natsConsumerArgs,
+} from '../helpers/brokers.js';
 import { usageRun } from '../helpers/behest-lines.js';
 import { startCli } from '../helpers/cli.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
@@ -36,19 +41,7 @@ describe('nats checkpoints off', () => {
       ]).split('\n'),
     );
     const cli = startCli(
-      [
-        'nats',
-        '--url',
-        NATS_URL,
-        '--stream',
-        stream,
-        '--subject',
-        subject,
-        '--durable',
-        durable,
-        '--checkpoint-every',
-        every,
-      ],
+      [...natsConsumerArgs(stream, subject, durable), '--checkpoint-every', every],
       { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' },
     );
     cleanups.push(() => cli.stop('SIGKILL'));

@@ -14,7 +14,12 @@ import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import { seeded } from '../helpers/behest-delivery.js';
 import { createDemoLines } from '../../src/sources/demo-runs.js';
-import { deleteNatsStream, NATS_URL, natsConsumerInfo } from '../helpers/brokers.js';
+import {
+  deleteNatsStream,
+  NATS_URL,
+  natsConsumerInfo,
+  natsConsumerArgs,
+} from '../helpers/brokers.js';
 import { startCli } from '../helpers/cli.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import {
@@ -59,17 +64,7 @@ describe('nats consumer stalled mid-pull', () => {
       await (await jetstreamManager(nc)).streams.add({ name: stream, subjects: [subject] });
       const receiver = await startOtlpReceiver();
       const cli = startCli(
-        [
-          'nats',
-          '--stream',
-          stream,
-          '--subject',
-          subject,
-          '--durable',
-          'bridge',
-          '--ack-wait-ms',
-          String(ACK_WAIT_MS),
-        ],
+        [...natsConsumerArgs(stream, subject, 'bridge'), '--ack-wait-ms', String(ACK_WAIT_MS)],
         { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '100' },
       );
       try {

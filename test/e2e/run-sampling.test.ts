@@ -11,11 +11,11 @@ import {
   deleteNatsStream,
   deleteRedisKey,
   natsConsumerInfo,
-  NATS_URL,
   publishToNats,
   publishToRedis,
   REDIS_URL,
   redisPending,
+  natsConsumerArgs,
 } from '../helpers/brokers.js';
 import { usageRun } from '../helpers/behest-lines.js';
 import { runCli, startCli } from '../helpers/cli.js';
@@ -111,17 +111,7 @@ describe('whole-run sampling', () => {
         return {
           publish: (lines: string[]) => publishToNats(stream, subject, lines),
           pending: async () => (await natsConsumerInfo(stream, 'bridge')).numAckPending,
-          args: [
-            'nats',
-            '--url',
-            NATS_URL,
-            '--stream',
-            stream,
-            '--subject',
-            subject,
-            '--durable',
-            'bridge',
-          ],
+          args: natsConsumerArgs(stream, subject, 'bridge'),
           cleanup: () => deleteNatsStream(stream),
         };
       },

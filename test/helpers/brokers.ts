@@ -6,6 +6,21 @@ import { createClient } from 'redis';
 export const NATS_URL = 'nats://127.0.0.1:4222';
 export const REDIS_URL = 'redis://127.0.0.1:6379';
 
+/** `nats` command arguments that consume `subject` of `stream` through `durable`. */
+export function natsConsumerArgs(stream: string, subject: string, durable: string): string[] {
+  return [
+    'nats',
+    '--url',
+    NATS_URL,
+    '--stream',
+    stream,
+    '--subject',
+    subject,
+    '--durable',
+    durable,
+  ];
+}
+
 /** Creates a JetStream stream and publishes each line as behest's NatsEventPublisher does. */
 export async function publishToNats(
   stream: string,
