@@ -2,7 +2,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import type { Tracer, TracerProvider } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createAgentOtelSink } from '../../src/index.js';
-import { behest, RUN_A, RUN_B, toolRun } from '../helpers/behest-lines.js';
+import { behest, RUN_A, RUN_B, SESSION, toolRun } from '../helpers/behest-lines.js';
 import { createHarness, spanByName } from '../helpers/harness.js';
 
 const T0 = 1748779200;
@@ -113,6 +113,28 @@ describe('run lifecycle', () => {
     expect(run.attributes['gen_ai.request.model']).toBe('gpt-4o-mini');
     expect(run.attributes['agent.run.outcome']).toBe('completed');
     expect(await h.sum('agent.runs', { 'agent.run.outcome': 'completed' })).toBe(1);
+  });
+
+  it('takes the session of a start that comes after the run opened without it', () => {
+    const h = createHarness();
+    const lines = toolRun();
+    const start = (second: string) => lines[0]!.replace(':00.000Z', `:${second}Z`);
+    // Opened by its ModelStarted; its RunStarted, dated after it, comes next.
+    const results = h.feed([lines[2]!, start('00.300'), ...lines.slice(3)].join('\n'));
+    expect(results.map((r) => r.outcome).every((o) => o === 'accepted')).toBe(true);
+    const run = spanByName(h.spans(), 'invoke_agent');
+    expect(run.attributes['agent.run.synthesized']).toBe(true);
+    expect(run.attributes['session.id']).toBe(SESSION);
+    expect(run.attributes['gen_ai.conversation.id']).toBe(SESSION);
+  });
+
+  it('counts a second, different start of a started run as a duplicate start', () => {
+    const h = createHarness();
+    const lines = toolRun();
+    const again = lines[0]!.replace(':00.000Z', ':00.150Z');
+    const results = h.feed([...lines.slice(0, 2), again, ...lines.slice(2)].join('\n'));
+    expect([results[2]!.outcome, results[2]!.reason]).toEqual(['duplicate', 'run_already_started']);
+    expect(results[2]!.message).toContain('RunStarted for a run that already started');
   });
 
   it('counts events after the terminal event as late and exact duplicates as duplicate', async () => {
