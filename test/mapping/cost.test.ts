@@ -176,6 +176,17 @@ describe('cost of model calls', () => {
       'agent.run.cost.status': 'partial',
       'agent.run.cost.usd': near(dollars(GPT_4O_MINI, { input: 100, output: 10 }), 12),
     });
+    // The sink's totals over ended runs (what `ingest` prints) add runs up, the unpriced apart.
+    h.feed(run(RUN_B, 'openai', 'gpt-4o-mini', [{ input: 1_000, output: 100 }]));
+    expect(h.sink.stats().cost).toEqual({
+      usd: near(
+        dollars(GPT_4O_MINI, { input: 100, output: 10 }) +
+          dollars(GPT_4O_MINI, { input: 1_000, output: 100 }),
+        12,
+      ),
+      pricedCalls: 2,
+      unpricedCalls: 1,
+    });
   });
 
   it('lets a user price file win, by provider and model or for every model of a provider', () => {
