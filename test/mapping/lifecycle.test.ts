@@ -115,6 +115,27 @@ describe('run lifecycle', () => {
     expect(await h.sum('agent.runs', { 'agent.run.outcome': 'completed' })).toBe(1);
   });
 
+  it('tells onRunEnd how many spans the run made and how many iterations it had', () => {
+    const ended: { runId: string; spanCount: number; iterations: number; outcome: string }[] = [];
+    const h = createHarness({ onRunEnd: (run) => ended.push(run) });
+    h.feed([...toolRun(), ...toolRun(RUN_B).slice(0, 3), toolRun(RUN_B).at(-1)!].join('\n'));
+    const spansOf = (runId: string) =>
+      h.spans().filter((s) => s.spanContext().traceId === runId.replaceAll('-', '')).length;
+    expect(
+      ended.map(({ runId, spanCount, iterations, outcome }) => ({
+        runId,
+        spanCount,
+        iterations,
+        outcome,
+      })),
+    ).toEqual([
+      { runId: RUN_A, spanCount: spansOf(RUN_A), iterations: 2, outcome: 'completed' },
+      // Cut after one iteration, but its RunCompleted says 2: the runtime's own count wins.
+      { runId: RUN_B, spanCount: spansOf(RUN_B), iterations: 2, outcome: 'completed' },
+    ]);
+    expect(spansOf(RUN_A)).toBe(6);
+  });
+
   it('takes the session of a start that comes after the run opened without it', () => {
     const h = createHarness();
     const lines = toolRun();
