@@ -9,6 +9,7 @@ import { captureBench } from './capture.mjs';
 import { brokersBench } from './brokers.mjs';
 import { partitionsBench } from './partitions.mjs';
 import { deltaStormBench } from './delta-storm.mjs';
+import { handleJsonBench } from './handle-json.mjs';
 import { inProcessBench } from './in-process.mjs';
 import { ingestBench } from './ingest.mjs';
 import { openRunsBench } from './open-runs.mjs';
@@ -66,6 +67,25 @@ row(
   `${inProcess.bridge.toFixed(3)} µs`,
   `${inProcess.tallied.toFixed(3)} µs`,
   `${(inProcess.bridge / inProcess.tallied).toFixed(2)}×`,
+  '',
+);
+
+const lineCost = await handleJsonBench({
+  lines: smoke ? 20_000 : 200_000,
+  repeats: sizes.repeats,
+});
+row(
+  `handleJson, CPU per line (${fmt(lineCost.lines)} behest lines, default reorder window)`,
+  `${lineCost.handleJson.toFixed(3)} µs`,
+  `${lineCost.parse.toFixed(3)} µs JSON.parse`,
+  `${(lineCost.handleJson / lineCost.parse).toFixed(2)}×`,
+  '≤ 5×',
+);
+row(
+  '  the behest line decoder alone (depth, parse, field checks, times)',
+  `${lineCost.decode.toFixed(3)} µs`,
+  `${lineCost.parse.toFixed(3)} µs JSON.parse`,
+  `${(lineCost.decode / lineCost.parse).toFixed(2)}×`,
   '',
 );
 

@@ -22,13 +22,20 @@ import {
 import type { ToolExecutionResult } from './behest-schemas.js';
 import type { Dialect, ParseResult } from '../shared/parse-result.js';
 import { accepted, ignoredVariant, isRecord, rejectedSchema } from '../shared/parse-result.js';
-import { quickFields } from '../shared/quick-fields.js';
-import type { FieldKind } from '../shared/quick-fields.js';
+import { isCount, isId, isString, nullish, objectOf } from '../shared/field-checks.js';
+import type { FieldCheck } from '../shared/field-checks.js';
+import { parseRfc3339 } from '../../events/hr-time.js';
+import type { HrTime } from '../../events/hr-time.js';
 import { toRejection } from '../shared/zod-issue.js';
 
 // behest 0.2.2 serde JSON: externally tagged `{"Variant":{...}}` (schemas in behest-schemas.ts).
 
 type Out<S extends z.ZodType> = z.output<S>;
+/**
+ * A payload as the conversion reads it: the schema's output, or the payload its checks passed (its
+ * `timestamp` then still the text: the conversion takes the time apart).
+ */
+type Payload<S extends z.ZodType> = Out<S>;
 const opt = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
 
 function toToolResult(result: Out<typeof ToolExecutionResult>): ToolResult {
@@ -37,17 +44,46 @@ function toToolResult(result: Out<typeof ToolExecutionResult>): ToolResult {
     : { ok: false, error: result.Failure.error };
 }
 
+const optString = nullish(isString);
+const optCount = nullish(isCount);
 /**
- * One entry per behest variant: its payload schema, the conversion to a canonical event and, for
- * payloads of plain fields, those fields for the quick check (see `quickFields`).
+ * `ToolExecutionResult` as its schema takes it, and only where `toToolResult` of the payload itself
+ * gives what it gives of the schema's output: a `Success` with its output (the schema's first
+ * choice), or no `Success` key and a `Failure` with its error.
+ */
+const isSuccess = objectOf({}, ['output']);
+const isToolResult: FieldCheck = (value) =>
+  isRecord(value) &&
+  (isSuccess(value['Success']) ||
+    (!Object.hasOwn(value, 'Success') &&
+      isRecord(value['Failure']) &&
+      typeof value['Failure']['error'] === 'string'));
+const isFinishReason: FieldCheck = (value) =>
+  value === undefined ||
+  value === null ||
+  typeof value === 'string' ||
+  (isRecord(value) && typeof value['unknown'] === 'string');
+
+/**
+ * One entry per behest variant: its payload schema, the checks of its fields for the accepted path
+ * (see field-checks.ts) and the conversion to a canonical event, which reads the payload itself
+ * when the checks pass and the schema's output otherwise.
  */
 const VARIANTS = {
   RunStarted: variant(
     RunStarted,
-    (p) => ({
+    {
+      session_id: optString,
+      provider: optString,
+      model: optString,
+      agent_name: optString,
+      parent_run_id: optString,
+      parent_tool_call_id: optString,
+    },
+    (p, time) => ({
       type: 'RunStarted',
       runId: p.run_id,
-      time: p.timestamp,
+      time,
       sessionId: opt(p.session_id),
       provider: opt(p.provider),
       model: opt(p.model),
@@ -57,162 +93,156 @@ const VARIANTS = {
         ? { parentToolCallId: p.parent_tool_call_id }
         : {}),
     }),
-    {
-      session_id: 'string?',
-      provider: 'string?',
-      model: 'string?',
-      agent_name: 'string?',
-      parent_run_id: 'string?',
-      parent_tool_call_id: 'string?',
-    },
   ),
-  ContextBuilt: variant(
-    ContextBuilt,
-    (p) => ({
-      type: 'ContextBuilt',
-      runId: p.run_id,
-      time: p.timestamp,
-      messageCount: p.message_count,
-    }),
-    { message_count: 'count' },
-  ),
+  ContextBuilt: variant(ContextBuilt, { message_count: isCount }, (p, time) => ({
+    type: 'ContextBuilt',
+    runId: p.run_id,
+    time,
+    messageCount: p.message_count,
+  })),
   ModelStarted: variant(
     ModelStarted,
-    (p) => ({
+    { provider: optString, model: optString, iteration: isCount },
+    (p, time) => ({
       type: 'ModelStarted',
       runId: p.run_id,
-      time: p.timestamp,
+      time,
       iteration: p.iteration,
       provider: opt(p.provider),
       model: opt(p.model),
     }),
-    { provider: 'string?', model: 'string?', iteration: 'count' },
   ),
-  TextDelta: variant(
-    TextDelta,
-    (p) => ({ type: 'TextDelta', runId: p.run_id, time: p.timestamp, delta: p.delta }),
-    { delta: 'string' },
-  ),
-  ToolCallStarted: variant(
-    ToolCallStarted,
-    (p) => ({
-      type: 'ToolCallStarted',
-      runId: p.run_id,
-      time: p.timestamp,
-      callId: p.call_id,
-      toolName: p.tool_name,
-    }),
-    { call_id: 'id', tool_name: 'string' },
-  ),
-  ToolCallDelta: variant(
-    ToolCallDelta,
-    (p) => ({
-      type: 'ToolCallDelta',
-      runId: p.run_id,
-      time: p.timestamp,
-      callId: p.call_id,
-      delta: p.delta,
-    }),
-    { call_id: 'id', delta: 'string' },
-  ),
-  ToolCallCompleted: variant(ToolCallCompleted, (p) => ({
-    type: 'ToolCallCompleted',
+  TextDelta: variant(TextDelta, { delta: isString }, (p, time) => ({
+    type: 'TextDelta',
     runId: p.run_id,
-    time: p.timestamp,
-    callId: p.call.id,
-    toolName: p.call.name,
-    arguments: p.call.arguments,
+    time,
+    delta: p.delta,
   })),
-  ToolExecutionStarted: variant(
-    ToolExecutionStarted,
-    (p) => ({
-      type: 'ToolExecutionStarted',
-      runId: p.run_id,
-      time: p.timestamp,
-      callId: p.call_id,
-      toolName: p.tool_name,
-    }),
-    { call_id: 'id', tool_name: 'string' },
-  ),
-  ToolExecutionFinished: variant(ToolExecutionFinished, (p) => ({
-    type: 'ToolExecutionFinished',
+  ToolCallStarted: variant(ToolCallStarted, { call_id: isId, tool_name: isString }, (p, time) => ({
+    type: 'ToolCallStarted',
     runId: p.run_id,
-    time: p.timestamp,
+    time,
     callId: p.call_id,
     toolName: p.tool_name,
-    result: toToolResult(p.result),
-    durationMs: opt(p.duration_ms),
   })),
-  AssistantMessageCommitted: variant(
-    MessageCommitted,
-    (p) => ({
-      type: 'AssistantMessageCommitted',
-      runId: p.run_id,
-      time: p.timestamp,
-      messageId: opt(p.message_id),
-    }),
-    { message_id: 'string?' },
-  ),
-  ToolMessageCommitted: variant(
-    MessageCommitted,
-    (p) => ({
-      type: 'ToolMessageCommitted',
-      runId: p.run_id,
-      time: p.timestamp,
-      messageId: opt(p.message_id),
-    }),
-    { message_id: 'string?' },
-  ),
-  UsageRecorded: variant(UsageRecorded, (p) => ({
-    type: 'UsageRecorded',
+  ToolCallDelta: variant(ToolCallDelta, { call_id: isId, delta: isString }, (p, time) => ({
+    type: 'ToolCallDelta',
     runId: p.run_id,
-    time: p.timestamp,
-    usage: {
-      inputTokens: opt(p.usage.input_tokens),
-      outputTokens: opt(p.usage.output_tokens),
-      cacheReadInputTokens: opt(p.usage.cache_read_input_tokens),
-      cacheCreationInputTokens: opt(p.usage.cache_creation_input_tokens),
+    time,
+    callId: p.call_id,
+    delta: p.delta,
+  })),
+  ToolCallCompleted: variant(
+    ToolCallCompleted,
+    { call: objectOf({ id: isId, name: isString }, ['arguments']) },
+    (p, time) => ({
+      type: 'ToolCallCompleted',
+      runId: p.run_id,
+      time,
+      callId: p.call.id,
+      toolName: p.call.name,
+      arguments: p.call.arguments,
+    }),
+  ),
+  ToolExecutionStarted: variant(
+    ToolExecutionStarted,
+    { call_id: isId, tool_name: isString },
+    (p, time) => ({
+      type: 'ToolExecutionStarted',
+      runId: p.run_id,
+      time,
+      callId: p.call_id,
+      toolName: p.tool_name,
+    }),
+  ),
+  ToolExecutionFinished: variant(
+    ToolExecutionFinished,
+    { call_id: isId, tool_name: isString, result: isToolResult, duration_ms: optCount },
+    (p, time) => ({
+      type: 'ToolExecutionFinished',
+      runId: p.run_id,
+      time,
+      callId: p.call_id,
+      toolName: p.tool_name,
+      result: toToolResult(p.result),
+      durationMs: opt(p.duration_ms),
+    }),
+  ),
+  AssistantMessageCommitted: variant(MessageCommitted, { message_id: optString }, (p, time) => ({
+    type: 'AssistantMessageCommitted',
+    runId: p.run_id,
+    time,
+    messageId: opt(p.message_id),
+  })),
+  ToolMessageCommitted: variant(MessageCommitted, { message_id: optString }, (p, time) => ({
+    type: 'ToolMessageCommitted',
+    runId: p.run_id,
+    time,
+    messageId: opt(p.message_id),
+  })),
+  UsageRecorded: variant(
+    UsageRecorded,
+    {
+      usage: objectOf({
+        input_tokens: optCount,
+        output_tokens: optCount,
+        total_tokens: optCount,
+        cache_read_input_tokens: optCount,
+        cache_creation_input_tokens: optCount,
+      }),
     },
-  })),
-  RunCompleted: variant(RunCompleted, (p) => ({
-    type: 'RunCompleted',
-    runId: p.run_id,
-    time: p.timestamp,
-    iterations: opt(p.iterations),
-    finishReason:
-      typeof p.finish_reason === 'object' && p.finish_reason !== null
-        ? p.finish_reason.unknown
-        : opt(p.finish_reason),
-  })),
-  RunFailed: variant(
-    RunFailed,
-    (p) => ({ type: 'RunFailed', runId: p.run_id, time: p.timestamp, error: p.error }),
-    { error: 'string' },
-  ),
-  RunCancelled: variant(
-    RunCancelled,
-    (p) => ({ type: 'RunCancelled', runId: p.run_id, time: p.timestamp }),
-    {},
-  ),
-  DoomLoopDetected: variant(
-    DoomLoopDetected,
-    (p) => ({
-      type: 'DoomLoopDetected',
+    (p, time) => ({
+      type: 'UsageRecorded',
       runId: p.run_id,
-      time: p.timestamp,
-      description: p.description,
+      time,
+      usage: {
+        inputTokens: opt(p.usage.input_tokens),
+        outputTokens: opt(p.usage.output_tokens),
+        cacheReadInputTokens: opt(p.usage.cache_read_input_tokens),
+        cacheCreationInputTokens: opt(p.usage.cache_creation_input_tokens),
+      },
     }),
-    { description: 'string' },
   ),
+  RunCompleted: variant(
+    RunCompleted,
+    { finish_reason: isFinishReason, iterations: optCount },
+    (p, time) => ({
+      type: 'RunCompleted',
+      runId: p.run_id,
+      time,
+      iterations: opt(p.iterations),
+      finishReason:
+        typeof p.finish_reason === 'object' && p.finish_reason !== null
+          ? p.finish_reason.unknown
+          : opt(p.finish_reason),
+    }),
+  ),
+  RunFailed: variant(RunFailed, { error: isString }, (p, time) => ({
+    type: 'RunFailed',
+    runId: p.run_id,
+    time,
+    error: p.error,
+  })),
+  RunCancelled: variant(RunCancelled, {}, (p, time) => ({
+    type: 'RunCancelled',
+    runId: p.run_id,
+    time,
+  })),
+  DoomLoopDetected: variant(DoomLoopDetected, { description: isString }, (p, time) => ({
+    type: 'DoomLoopDetected',
+    runId: p.run_id,
+    time,
+    description: p.description,
+  })),
   CompactionCircuitOpened: variant(
     CompactionCircuitOpened,
-    (p) => ({
+    { consecutive_failures: isCount },
+    (p, time) => ({
       type: 'CompactionCircuitOpened',
       runId: p.run_id,
-      time: p.timestamp,
+      time,
       consecutiveFailures: p.consecutive_failures,
     }),
-    { consecutive_failures: 'count' },
   ),
 } as const;
 
@@ -220,23 +250,32 @@ const VARIANTS = {
 export const BEHEST_VARIANTS: readonly string[] = Object.freeze(Object.keys(VARIANTS));
 
 interface Variant {
-  /** `schemaOnly`: without the quick check (the schema decides everything; for tests). */
+  /** `schemaOnly`: without the checks (the schema decides everything; for tests). */
   parse(name: string, payload: unknown, schemaOnly?: boolean): ParseResult;
 }
 
-function variant<S extends z.ZodType>(
+function variant<S extends z.ZodType<{ run_id: string; timestamp: HrTime }>>(
   schema: S,
-  convert: (payload: Out<S>) => AgentEvent,
-  fields?: Readonly<Record<string, FieldKind>>,
+  fields: Readonly<Record<string, FieldCheck>>,
+  convert: (payload: Payload<S>, time: HrTime) => AgentEvent,
 ): Variant {
-  const quick = fields === undefined ? undefined : quickFields(fields);
+  const keys = Object.keys(fields);
+  const checks = keys.map((key) => fields[key]!);
+  /** The payload's time when the payload is as the schema wants it, else undefined. */
+  const checked = (payload: unknown): HrTime | undefined => {
+    if (!isRecord(payload)) return undefined;
+    const stamp = payload['timestamp'];
+    if (!isId(payload['run_id']) || typeof stamp !== 'string') return undefined;
+    for (let i = 0; i < keys.length; i += 1) if (!checks[i]!(payload[keys[i]!])) return undefined;
+    return parseRfc3339(stamp);
+  };
   return {
     parse(name, payload, schemaOnly = false) {
-      const fast = schemaOnly ? undefined : quick?.(payload);
-      if (fast !== undefined) return accepted(name, convert(fast as Out<S>));
+      const time = schemaOnly ? undefined : checked(payload);
+      if (time !== undefined) return accepted(name, convert(payload as Payload<S>, time));
       const parsed = schema.safeParse(payload);
       return parsed.success
-        ? accepted(name, convert(parsed.data))
+        ? accepted(name, convert(parsed.data, parsed.data.timestamp))
         : toRejection(name, parsed.error, name);
     },
   };
@@ -256,7 +295,7 @@ export function singleKey(value: unknown): string | undefined {
   return found;
 }
 
-/** A behest payload of variant `name`; `schemaOnly` skips the quick check (for tests). */
+/** A behest payload of variant `name`; `schemaOnly` skips the field checks (for tests). */
 export function parseBehestPayload(
   name: string,
   payload: unknown,
@@ -277,7 +316,8 @@ function parseBehest(value: unknown): ParseResult {
       message: 'expected an object with exactly one variant key, such as {"RunStarted":{…}}',
     };
   }
-  if (!PASCAL_CASE.test(key)) {
+  // A known variant needs no look at its key's shape.
+  if (!Object.hasOwn(VARIANTS, key) && !PASCAL_CASE.test(key)) {
     return rejectedSchema(
       key,
       `expected a PascalCase behest variant key, got "${key.slice(0, 40)}"`,

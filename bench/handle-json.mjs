@@ -1,0 +1,65 @@
+// The line path in process: `JSON.parse` of behest lines (the floor), the behest line decoder
+// (depth check, parse, field checks, times) and `sink.handleJson` of the same lines (decoding,
+// identifiers, reordering, duplicates, runs, spans and metrics into real SDK providers that drop
+// what they get). CPU time per line (user + system), median of runs that alternate the three.
+// The sink holds events for its default reorder window, as the CLI does.
+// Usage: node --expose-gc bench/handle-json.mjs [lines] [repeats]
+import { createAgentOtelSink } from '../dist/index.js';
+import { createLineDecoder } from '../dist/dialects/detect.js';
+import { behestLines } from './ingest.mjs';
+import { benchProviders } from './providers.mjs';
+import { median } from './workload.mjs';
+
+/** CPU microseconds per line of `work` over `lines`. */
+function cpuPerLine(lines, work) {
+  globalThis.gc?.();
+  const started = process.cpuUsage();
+  for (const line of lines) work(line);
+  const used = process.cpuUsage(started);
+  return (used.user + used.system) / lines.length;
+}
+
+async function handleJsonPerLine(lines) {
+  const { tracerProvider, meterProvider } = benchProviders();
+  const sink = createAgentOtelSink({ tracerProvider, meterProvider, env: {} });
+  const micros = cpuPerLine(lines, (line) => sink.handleJson(line, 'behest'));
+  await sink.shutdown();
+  // Held events are counted once applied: at shutdown, every one of them.
+  const { accepted } = sink.stats().events;
+  if (accepted !== lines.length) throw new Error(`accepted ${accepted} of ${lines.length} lines`);
+  return micros;
+}
+
+export async function handleJsonBench({ lines: count = 200_000, repeats = 5 } = {}) {
+  const lines = behestLines(count);
+  const parse = [];
+  const decode = [];
+  const handle = [];
+  // One warm-up of each, then alternated repeats.
+  for (let i = 0; i <= repeats; i += 1) {
+    const p = cpuPerLine(lines, (line) => JSON.parse(line));
+    const decoder = createLineDecoder('behest', { scope: 'bench', arrival: () => [0, 0] });
+    const d = cpuPerLine(lines, (line) => decoder.decodeLine(line));
+    const h = await handleJsonPerLine(lines);
+    if (i === 0) continue;
+    parse.push(p);
+    decode.push(d);
+    handle.push(h);
+  }
+  return {
+    lines: lines.length,
+    parse: median(parse),
+    decode: median(decode),
+    handleJson: median(handle),
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const r = await handleJsonBench({
+    lines: Number(process.argv[2] ?? 200_000),
+    repeats: Number(process.argv[3] ?? 5),
+  });
+  console.log(
+    `${r.lines} behest lines, CPU per line: JSON.parse ${r.parse.toFixed(3)} µs, decode ${r.decode.toFixed(3)} µs (${(r.decode / r.parse).toFixed(2)}×), handleJson ${r.handleJson.toFixed(3)} µs (${(r.handleJson / r.parse).toFixed(2)}×)`,
+  );
+}
