@@ -9,7 +9,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
 import { BUNDLED_PRICES_VERSION } from '../../src/pricing/bundled-prices.js';
 import { COST_QUANTUM } from '../../src/pricing/price-table.js';
-import { RUN_A, RUN_B, SESSION, usageRun as run } from '../helpers/behest-lines.js';
+import { behest, RUN_A, RUN_B, SESSION, usageRun as run } from '../helpers/behest-lines.js';
 import type { CallTokens } from '../helpers/behest-lines.js';
 import { createHarness, spanByName } from '../helpers/harness.js';
 import type { Harness } from '../helpers/harness.js';
@@ -95,6 +95,46 @@ describe('cost of model calls', () => {
     expect(await byClass('input')).toBe(2_000 + 2_000 + 900);
     expect(await byClass('output')).toBe(2_050);
     expect(await h.sum('agent.tokens', { 'agent.cost.status': 'unpriced' })).toBe(0);
+  });
+
+  it('prices a call at the time of its own events: o3 before and after its price cut of 2025-06-10', () => {
+    // Published: $10 / $40 per million input / output tokens until 2025-06-09, $2 / $8 from 2025-06-10.
+    const call = { input: 20_000, output: 3_000 };
+    const costAt = (day: string) => {
+      const h = createHarness();
+      h.feed(run(RUN_A, 'openai', 'o3', [call]).replaceAll('2025-06-01T', `${day}T`));
+      return chatsOf(h, RUN_A)[0]!.attributes['gen_ai.usage.cost.amount'];
+    };
+    expect(costAt('2025-06-09')).toBeCloseTo(dollars({ input: 10, output: 40 }, call), 12);
+    expect(costAt('2025-06-10')).toBeCloseTo(dollars({ input: 2, output: 8 }, call), 12);
+  });
+
+  it.each([
+    ['only input tokens', { input_tokens: 4_000 }, { input: 4_000, output: 0 }],
+    ['only output tokens', { output_tokens: 300 }, { input: 0, output: 300 }],
+  ] as const)('prices usage that reports %s', async (_what, usage, call) => {
+    const h = createHarness();
+    h.feed(
+      [
+        behest('RunStarted', RUN_A, '00.000', { provider: 'openai', model: 'gpt-4o-mini' }),
+        behest('ModelStarted', RUN_A, '01.000', {
+          provider: 'openai',
+          model: 'gpt-4o-mini',
+          iteration: 1,
+        }),
+        behest('UsageRecorded', RUN_A, '01.200', { usage }),
+        behest('AssistantMessageCommitted', RUN_A, '01.300', { message_id: 'm-1' }),
+        behest('RunCompleted', RUN_A, '02.000', { finish_reason: 'stop' }),
+      ].join('\n'),
+    );
+    expect(chatsOf(h, RUN_A)[0]!.attributes).toMatchObject({
+      'agent.cost.status': 'priced',
+      'gen_ai.usage.cost.amount': near(dollars(GPT_4O_MINI, call), 12),
+    });
+    expect(h.sink.stats().cost.pricedCalls).toBe(1);
+    expect(await h.sum('agent.tokens', { 'agent.cost.status': 'priced' })).toBe(
+      call.input + call.output,
+    );
   });
 
   it('prices OpenAI cached input at its cached rate', () => {

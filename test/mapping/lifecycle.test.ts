@@ -1,7 +1,16 @@
 import { SpanStatusCode } from '@opentelemetry/api';
-import type { Tracer, TracerProvider } from '@opentelemetry/api';
+import type { Tracer, TracerProvider as ApiTracerProvider } from '@opentelemetry/api';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createAgentOtelSink } from '../../src/index.js';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import type { Sampler } from '@opentelemetry/sdk-trace';
+import { AgentRunIdGenerator, createAgentOtelSink } from '../../src/index.js';
 import { behest, RUN_A, RUN_B, SESSION, toolRun } from '../helpers/behest-lines.js';
 import { createHarness, spanByName } from '../helpers/harness.js';
 
@@ -134,6 +143,29 @@ describe('run lifecycle', () => {
       { runId: RUN_B, spanCount: spansOf(RUN_B), iterations: 2, outcome: 'completed' },
     ]);
     expect(spansOf(RUN_A)).toBe(6);
+  });
+
+  it('tells onRunEnd that a run a sampler dropped made no spans, and one it kept all of them', () => {
+    const counts = (sampler: Sampler) => {
+      const ended: number[] = [];
+      const exporter = new InMemorySpanExporter();
+      const sink = createAgentOtelSink({
+        tracerProvider: new TracerProvider({
+          sampler,
+          idGenerator: new AgentRunIdGenerator(),
+          spanProcessors: [new SimpleSpanProcessor({ exporter })],
+        }),
+        meterProvider: new MeterProvider(),
+        env: {},
+        reorderWindowMillis: 0,
+        lateGraceMillis: 0,
+        onRunEnd: (run) => ended.push(run.spanCount),
+      });
+      for (const line of toolRun()) sink.handleJson(line);
+      return { ended, exported: exporter.getFinishedSpans().length };
+    };
+    expect(counts(new AlwaysOffSampler())).toEqual({ ended: [0], exported: 0 });
+    expect(counts(new AlwaysOnSampler())).toEqual({ ended: [6], exported: 6 });
   });
 
   it('takes the session of a start that comes after the run opened without it', () => {
@@ -320,7 +352,7 @@ describe('run lifecycle', () => {
         throw new Error('tracer exploded');
       },
     };
-    const tracerProvider: TracerProvider = { getTracer: () => broken };
+    const tracerProvider: ApiTracerProvider = { getTracer: () => broken };
     const direct = createAgentOtelSink({ tracerProvider, env: {}, reorderWindowMillis: 0 });
     const result = direct.handleJson(behest('RunStarted', RUN_A, '00', {}));
     expect(result).toMatchObject({ outcome: 'rejected', reason: 'internal_error' });

@@ -85,4 +85,75 @@ describe('open runs', () => {
     expect((await h.points('agent.runs.open')).map((p) => p.value)).toEqual([0, 0]);
     expect((await h.points('agent.runs.open.tokens')).map((p) => p.value)).toEqual([0, 0, 0, 0]);
   });
+
+  it('leaves out what a run did not say (agent, provider, model, cost) and counts the tools running', () => {
+    const h = createHarness({ now: () => NOW });
+    h.feed(
+      [
+        behest('RunStarted', RUN_A, '10.000'),
+        behest('ModelStarted', RUN_A, '10.100', { iteration: 3 }),
+        behest('ToolExecutionStarted', RUN_A, '10.200', { call_id: 'c1', tool_name: 'grep' }),
+        behest('ToolExecutionStarted', RUN_A, '10.300', { call_id: 'c2', tool_name: 'ls' }),
+      ].join('\n'),
+    );
+    // Strictly: a field left out is not there at all (`GET /runs` is JSON; no nulls, no holes).
+    expect(h.sink.openRuns(10).runs).toStrictEqual([
+      {
+        runId: RUN_A,
+        dialect: 'behest',
+        startedAt: '2025-06-01T12:00:10.000000000Z',
+        ageSeconds: 80,
+        iteration: 3,
+        inputTokens: 0,
+        outputTokens: 0,
+        lastEvent: 'ToolExecutionStarted',
+        lastEventAt: '2025-06-01T12:00:10.300000000Z',
+        toolsRunning: 2,
+      },
+    ]);
+  });
+
+  it('groups runs of one agent, provider and model, and keeps apart those that differ in any', async () => {
+    const h = createHarness({ now: () => NOW });
+    const start = (runId: string, second: string, provider: string, model: string) =>
+      behest('RunStarted', runId, second, { provider, model });
+    const usage = (runId: string, second: string, input: number) =>
+      behest('UsageRecorded', runId, second, {
+        usage: { input_tokens: input, output_tokens: 1, total_tokens: input + 1 },
+      });
+    h.feed(
+      [
+        start(RUN_A, '00.000', 'openai', 'gpt-4o'),
+        usage(RUN_A, '00.500', 10),
+        start(RUN_B, '30.000', 'openai', 'gpt-4o'),
+        usage(RUN_B, '30.500', 20),
+        // The same model name from another provider, and another model of the same provider.
+        start(RUN_C, '40.000', 'azure', 'gpt-4o'),
+        start('0190f3a2-7c4e-4b8a-9d2e-5f6a7b8c9d11', '50.000', 'openai', 'gpt-4o-mini'),
+      ].join('\n'),
+    );
+    const groups = (await h.points('agent.runs.open')).map((p) => [
+      p.attributes['gen_ai.provider.name'],
+      p.attributes['gen_ai.request.model'],
+      p.value,
+    ]);
+    expect(groups.sort()).toEqual([
+      ['azure', 'gpt-4o', 1],
+      ['openai', 'gpt-4o', 2],
+      ['openai', 'gpt-4o-mini', 1],
+    ]);
+    const shared = (points: Awaited<ReturnType<typeof h.points>>) =>
+      points.filter(
+        (p) =>
+          p.attributes['gen_ai.provider.name'] === 'openai' &&
+          p.attributes['gen_ai.request.model'] === 'gpt-4o',
+      );
+    // The group's oldest run is RUN_A (90 s); its tokens are both runs'.
+    expect(shared(await h.points('agent.runs.open.oldest_age')).map((p) => p.value)).toEqual([90]);
+    expect(
+      shared(await h.points('agent.runs.open.tokens'))
+        .filter((p) => p.attributes['gen_ai.token.type'] === 'input')
+        .map((p) => p.value),
+    ).toEqual([30]);
+  });
 });
