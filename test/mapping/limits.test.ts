@@ -305,8 +305,20 @@ describe('span and input limits', () => {
     });
     h.feed(lines.join('\n'));
     expect(await h.sum('agent.runs', { 'gen_ai.request.model': 'm3' })).toBe(0);
-    expect(await h.sum('agent.runs', { 'gen_ai.request.model': '_OTHER' })).toBe(1);
-    expect(await h.sum('agent.tool.calls', { 'gen_ai.tool.name': '_OTHER' })).toBe(1);
+    // Only the name over the budget becomes _OTHER: the point keeps its other attributes.
+    expect(
+      await h.sum('agent.runs', {
+        'gen_ai.request.model': '_OTHER',
+        'gen_ai.provider.name': 'p',
+        'agent.run.outcome': 'completed',
+      }),
+    ).toBe(1);
+    expect(
+      await h.sum('agent.tool.calls', {
+        'gen_ai.tool.name': '_OTHER',
+        'agent.tool.outcome': 'success',
+      }),
+    ).toBe(1);
     // Spans keep the real names.
     expect(h.spans().some((s) => s.attributes['gen_ai.request.model'] === 'm3')).toBe(true);
     expect(
