@@ -122,6 +122,26 @@ describe('model calls as they settle', () => {
     expect(input?.value).toMatchObject({ count: 2, sum: 15 });
   });
 
+  it("counts usage after its call in the latest conventions' usage counters too, and notes none before any call", async () => {
+    const h = createHarness({ genAiConventions: 'latest' });
+    h.feed(
+      [
+        behest('RunStarted', RUN_A, '00.000', { provider: 'openai', model: 'm' }),
+        // Before any call: counted, but no call to say it came after.
+        behest('UsageRecorded', RUN_A, '00.050', usage(3, 0)),
+        behest('ModelStarted', RUN_A, '00.100', { iteration: 1 }),
+        behest('UsageRecorded', RUN_A, '00.200', usage(10, 2)),
+        behest('AssistantMessageCommitted', RUN_A, '00.500', {}),
+        behest('UsageRecorded', RUN_A, '00.700', usage(5, 1)),
+        behest('RunCompleted', RUN_A, '01.000', { iterations: 1 }),
+      ].join('\n'),
+    );
+    const run = spanByName(h.spans(), 'invoke_agent');
+    expect(run.events.map((e) => e.name)).toEqual(['agent.usage.after_call']);
+    expect(await h.sum('gen_ai.client.inference.usage.input_tokens')).toBe(18);
+    expect(await h.sum('gen_ai.client.inference.usage.output_tokens')).toBe(3);
+  });
+
   it('records a settled call once when its run is let go and rebuilt from its events', async () => {
     const h = createHarness();
     const lines = toolRun();
