@@ -2,7 +2,7 @@ import { diag, DiagLogLevel } from '@opentelemetry/api';
 import type { DiagLogger } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { behest, RUN_A } from '../helpers/behest-lines.js';
-import { createHarness } from '../helpers/harness.js';
+import { createHarness, spanByName } from '../helpers/harness.js';
 
 const warnings: string[] = [];
 const logger: DiagLogger = {
@@ -324,6 +324,33 @@ describe('span and input limits', () => {
     expect(
       await h.sum('agent_bridge.limits.hit', { 'agent_bridge.limit': 'metric_label_values' }),
     ).toBeGreaterThan(0);
+  });
+
+  it('cuts captured output past maxContentBytes, even when a delta ends exactly at the limit, and captures nothing of a call that streamed nothing', () => {
+    const output = (deltas: string[]) => {
+      const h = createHarness({ captureContent: true, maxContentBytes: 20 });
+      h.feed(
+        [
+          behest('RunStarted', RUN_A, '00', { provider: 'p', model: 'm' }),
+          behest('ModelStarted', RUN_A, '00.100', { iteration: 1 }),
+          ...deltas.map((delta, i) =>
+            behest('TextDelta', RUN_A, `00.${String(200 + i).padStart(3, '0')}`, { delta }),
+          ),
+          behest('AssistantMessageCommitted', RUN_A, '00.900', {}),
+          behest('RunCompleted', RUN_A, '01', {}),
+        ].join('\n'),
+      );
+      const messages = spanByName(h.spans(), 'chat m').attributes['gen_ai.output.messages'];
+      if (typeof messages !== 'string') return undefined;
+      return (JSON.parse(messages) as { parts: { content: string }[] }[])[0]!.parts[0]!.content;
+    };
+    expect(output(['exactly twenty chars'])).toBe('exactly twenty chars');
+    // One more delta after exactly the limit: cut, and said to be.
+    const marker = '…[truncated]';
+    expect(output(['exactly twenty chars', '!'])).toBe(
+      `${'exactly twenty chars'.slice(0, 20 - Buffer.byteLength(marker))}${marker}`,
+    );
+    expect(output([])).toBeUndefined();
   });
 
   it('keeps at most 64 captured tool arguments waiting for their execution', async () => {
