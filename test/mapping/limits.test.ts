@@ -190,6 +190,69 @@ describe('span and input limits', () => {
     ).toBe(2);
   });
 
+  it('takes annotations that fill maxAttributesPerSpan exactly without counting a limit', async () => {
+    const h = createHarness({ maxAttributesPerSpan: 3 });
+    h.sink.handle({ type: 'RunStarted', runId: RUN_A, time: time(0) });
+    h.sink.handle({
+      type: 'Annotation',
+      runId: RUN_A,
+      time: time(1),
+      target: 'run',
+      attributes: { 'x.a': '1', 'x.b': '2', 'x.c': '3' },
+    });
+    h.sink.handle({ type: 'RunCompleted', runId: RUN_A, time: time(2) });
+    const run = h.spans().find((s) => s.name === 'invoke_agent')!;
+    expect(Object.keys(run.attributes).filter((k) => k.startsWith('x.'))).toHaveLength(3);
+    expect(await h.sum('agent_bridge.limits.hit')).toBe(0);
+  });
+
+  it('puts each annotation on the span it targets, list values scrubbed, and a model-call event on its call', () => {
+    const h = createHarness();
+    const secret = `ghp_${'a1B2'.repeat(9)}`;
+    const annotate = (i: number, target: 'run' | 'iteration' | 'model_call' | 'tool', extra = {}) =>
+      h.sink.handle({
+        type: 'Annotation',
+        runId: RUN_A,
+        time: time(i),
+        target,
+        attributes: { [`x.${target}`]: [`on ${target}`, secret], [`x.${target}.text`]: secret },
+        ...extra,
+      });
+    h.sink.handle({ type: 'RunStarted', runId: RUN_A, time: time(0), provider: 'p', model: 'm' });
+    h.sink.handle({ type: 'ModelStarted', runId: RUN_A, time: time(1), iteration: 1 });
+    annotate(2, 'iteration');
+    annotate(3, 'model_call', { event: 'x.retry' });
+    h.sink.handle({
+      type: 'ToolExecutionStarted',
+      runId: RUN_A,
+      time: time(4),
+      callId: 'c1',
+      toolName: 't',
+    });
+    annotate(5, 'tool', { callId: 'c1' });
+    annotate(6, 'run');
+    h.sink.handle({
+      type: 'ToolExecutionFinished',
+      runId: RUN_A,
+      time: time(7),
+      callId: 'c1',
+      toolName: 't',
+      result: { ok: true, output: 'ok' },
+    });
+    h.sink.handle({ type: 'RunCompleted', runId: RUN_A, time: time(8) });
+    const byName = (name: string) => h.spans().find((s) => s.name === name)!;
+    const scrubbed = (target: string) => [`on ${target}`, '[REDACTED]'];
+    expect(byName('agent.iteration').attributes['x.iteration']).toEqual(scrubbed('iteration'));
+    expect(byName('execute_tool t').attributes['x.tool']).toEqual(scrubbed('tool'));
+    expect(byName('invoke_agent').attributes['x.run']).toEqual(scrubbed('run'));
+    expect(byName('invoke_agent').attributes['x.run.text']).toBe('[REDACTED]');
+    const retry = byName('chat m').events.find((e) => e.name === 'x.retry');
+    expect(retry?.attributes?.['x.model_call']).toEqual(scrubbed('model_call'));
+    // Each only where it was aimed.
+    expect(byName('invoke_agent').attributes['x.iteration']).toBeUndefined();
+    expect(byName('agent.iteration').attributes['x.tool']).toBeUndefined();
+  });
+
   it("never lets runtime attributes crowd out the contract's own: tokens and outcome always fit", () => {
     expect(() => createHarness({ maxAttributesPerSpan: 97 })).toThrow(/at most 96/);
     const h = createHarness({ maxAttributesPerSpan: 96 });
