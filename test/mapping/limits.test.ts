@@ -45,9 +45,17 @@ describe('per-run limits', () => {
       3,
     );
     expect(warnings.filter((w) => w.includes('iterations'))).toHaveLength(1);
+    expect(results.filter((r) => r.reason === 'limit_iterations').map((r) => r.outcome)).toEqual([
+      'rejected',
+      'rejected',
+      'rejected',
+    ]);
+    expect(
+      await h.sum('agent_bridge.limits.hit', { 'agent_bridge.limit': 'limit_iterations' }),
+    ).toBe(3);
   });
 
-  it('rejects tool executions beyond maxToolsPerRun, started or only finished', () => {
+  it('rejects tool executions beyond maxToolsPerRun, started or only finished', async () => {
     const h = createHarness({ maxToolsPerRun: 2 });
     const results = h.feed(
       [
@@ -82,6 +90,11 @@ describe('per-run limits', () => {
       'accepted',
     ]);
     expect(h.spans().filter((s) => s.name === 'execute_tool t')).toHaveLength(2);
+    expect(results.filter((r) => r.reason === 'limit_tools').map((r) => r.outcome)).toEqual([
+      'rejected',
+      'rejected',
+    ]);
+    expect(await h.sum('agent_bridge.limits.hit', { 'agent_bridge.limit': 'limit_tools' })).toBe(2);
   });
 
   it('remembers only the latest event keys of a run, so a long run does not grow without bound', () => {

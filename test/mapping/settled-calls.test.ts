@@ -52,6 +52,23 @@ describe('model calls as they settle', () => {
     });
   });
 
+  it('waits for the commit of a call a tool ended, its usage in after it', () => {
+    const h = createHarness();
+    h.feed(
+      [
+        behest('RunStarted', RUN_A, '00.000', { provider: 'openai', model: 'm' }),
+        behest('ModelStarted', RUN_A, '00.100', { iteration: 1 }),
+        behest('ToolExecutionStarted', RUN_A, '00.300', { call_id: 'c1', tool_name: 't' }),
+        behest('UsageRecorded', RUN_A, '00.350', usage(10, 2, 1)),
+      ].join('\n'),
+    );
+    expect(names(h)).toEqual([]);
+    h.feed(behest('AssistantMessageCommitted', RUN_A, '00.400', { iteration: 1 }));
+    const chat = spanByName(h.spans(), 'chat m');
+    // It ended when the tool started; the commit only settled it.
+    expect(chat.endTime).toEqual([1748779200, 300_000_000]);
+  });
+
   it('waits for usage reported after the commit (crabtalk reports it at the run end)', () => {
     const h = createHarness();
     h.feed(
