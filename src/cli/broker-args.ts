@@ -52,6 +52,7 @@ export function routeCommand(
       group: text(values, 'group') ?? text(values, 'durable') ?? 'agent-otel-bridge-router',
       consumer: text(values, 'consumer') ?? processName(),
       ackWaitMillis: int(broker === 'nats' ? 'ack-wait-ms' : 'claim-idle-ms', 30_000),
+      leaseMillis: int('lease-ms', 10_000),
       batchSize: 256,
       ...(broker === 'redis' && text(values, 'field') !== undefined
         ? { field: text(values, 'field')! }

@@ -46,7 +46,8 @@ Options:
                         instance holds leases on (<subject>.<p>, <key>:<p>), shared with other instances
   --partition-stream NAME  nats --partitions: the stream holding <subject>.<p> (default --stream)
   --lease-ms N          nats/redis --partitions: partition lease time; a dead instance's partitions
-                        move after it (default 10000)
+                        move after it; route nats: the routing lease (one router routes at a time,
+                        a standby takes over after it) (default 10000)
   --instance-id ID      nats/redis --partitions: this instance's name (default host-pid)
   --end-open-runs-on-shutdown  nats/redis: end open runs as abandoned instead of leaving them for redelivery
   --allow-shared-consumer  nats/redis without --partitions: start even when another consumer reads the
@@ -172,6 +173,7 @@ export const COMMAND_OPTIONS = {
     'ack-wait-ms',
     'claim-idle-ms',
     'partitions',
+    'lease-ms',
     'quiet',
   ],
   serve: [

@@ -1,19 +1,87 @@
-import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { JsMsg } from '@nats-io/jetstream';
+import { jetstream } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats } from '../sources/nats-connection.js';
-import { ConnectionWatch, waitUntilExists } from '../sources/broker-source.js';
+import { createNatsSource } from '../sources/nats-source.js';
+import { createNatsLeaseStore } from './nats-lease-store.js';
 import { partitionOfEvent } from './partition-of.js';
 import type { Router, RouterOptions } from './router.js';
+import { holdRouterLease } from './router-lease.js';
+import type { RoutingTerm } from './router-lease.js';
 
 /**
  * Routes a JetStream subject to its partitions: each message is republished to
  * `<subject>.<p>` with `Nats-Msg-Id: <stream>:<sequence>` (the partition stream drops a second
  * copy within its duplicate window), and acknowledged on the source only after the partition
- * stream acknowledged it. Any number of routers share the durable consumer.
+ * stream stored it.
+ *
+ * One router routes at a time (the routing lease, in the bucket `<stream>_<durable>_routing`); others stand
+ * by. Routing alone keeps every run's order: the router reads the durable consumer as an
+ * instance reads its partition, so messages lost in a failed pull, or held by a router that died
+ * or paused past its lease, come back (after the ack wait) ahead of anything newer, where two
+ * routers side by side would publish newer events of their runs first.
  */
 export function createNatsRouter(options: RouterOptions): Router {
   const stopping = new AbortController();
   let routed = 0;
+
+  /** One term: the durable consumer read in order, each message published then acknowledged. */
+  const route = async (nc: NatsConnection, term: RoutingTerm) => {
+    const js = jetstream(nc);
+    const source = createNatsSource({
+      url: options.url,
+      stream: options.stream,
+      subject: options.source,
+      durable: options.group,
+      ackWaitMillis: options.ackWaitMillis,
+      maxAckPending: 20_000,
+      batchSize: options.batchSize,
+      report: options.report,
+    });
+    const inFlight = new Set<Promise<void>>();
+    let failure: Error | undefined;
+    const stop = () => source.stop();
+    term.ended.addEventListener('abort', stop, { once: true });
+    try {
+      await source.open();
+      if (term.ended.aborted) return;
+      await source.run(
+        (text, delivery) => {
+          // Neither published nor acknowledged once the term may not act: the next term reads
+          // it again (after the ack wait) ahead of newer messages.
+          if (!term.mayAct() || failure !== undefined) return;
+          const p = partitionOfEvent(text, options.partitions);
+          // Published in order over one connection; acknowledged once its copy is stored.
+          const publishing = js
+            .publish(`${options.source}.${p}`, text, {
+              msgID: `${options.stream}:${delivery.sequence}`,
+            })
+            .then(
+              () => {
+                if (!term.mayAct()) return;
+                delivery.ack();
+                routed += 1;
+              },
+              (error: unknown) => {
+                // A copy not stored while later ones may be: this term ends, and the next one
+                // reads what was not acknowledged, in order, before anything newer.
+                failure ??= error instanceof Error ? error : new Error('a copy was not stored');
+                source.stop();
+              },
+            )
+            .finally(() => inFlight.delete(publishing));
+          inFlight.add(publishing);
+        },
+        () => term.mayAct() && failure === undefined && inFlight.size < 4 * options.batchSize,
+      );
+      await Promise.all(inFlight);
+    } finally {
+      term.ended.removeEventListener('abort', stop);
+      await source.close();
+    }
+    if (failure !== undefined)
+      throw failure instanceof Error ? failure : new Error(String(failure));
+  };
+
   return {
     get routed() {
       return routed;
@@ -21,58 +89,20 @@ export function createNatsRouter(options: RouterOptions): Router {
     async run() {
       const nc = await connectNats(options.url, 'agent-otel-bridge-router');
       try {
-        const jsm = await jetstreamManager(nc);
-        // Started before the runtime created its stream: wait for it (stop() ends the wait).
-        const found = await waitUntilExists(
-          () => jsm.streams.info(options.stream).then(() => true),
-          stopping.signal,
-          () =>
-            options.report(
-              `JetStream stream ${options.stream} not found at ${options.url} yet: waiting for it to be created (nothing published yet?)`,
-            ),
-        );
-        if (!found) return;
-        await jsm.consumers.info(options.stream, options.group).catch(() =>
-          jsm.consumers.add(options.stream, {
-            durable_name: options.group,
-            ack_policy: AckPolicy.Explicit,
-            filter_subject: options.source,
-            ack_wait: options.ackWaitMillis * 1_000_000,
-            max_ack_pending: 20_000,
-          }),
-        );
-        const js = jetstream(nc);
-        const consumer = await js.consumers.get(options.stream, options.group);
-        const watch = new ConnectionWatch('NATS JetStream', options.report);
-        while (!stopping.signal.aborted) {
-          const messages: JsMsg[] = [];
-          let pullError: unknown;
-          try {
-            const batch = await consumer.fetch({ max_messages: options.batchSize, expires: 1000 });
-            for await (const message of batch) messages.push(message);
-            watch.ok();
-          } catch (error) {
-            // What arrived before the pull failed is routed all the same (left unrouted, it would
-            // come back only after the ack wait, behind newer events of its runs).
-            pullError = error;
-          }
-          try {
-            // Published in order over one connection; each acknowledged once its copy is stored.
-            await Promise.all(
-              messages.map(async (message) => {
-                const p = partitionOfEvent(message.string(), options.partitions);
-                await js.publish(`${options.source}.${p}`, message.data, {
-                  msgID: `${options.stream}:${message.seq}`,
-                });
-                message.ack();
-                routed += 1;
-              }),
-            );
-          } catch (error) {
-            pullError ??= error;
-          }
-          if (pullError !== undefined) await watch.failed(pullError, stopping.signal);
-        }
+        const store = await createNatsLeaseStore({
+          connection: nc,
+          bucket: routingBucket(options.stream, options.group),
+          instanceId: options.consumer,
+          leaseMillis: options.leaseMillis,
+        });
+        await holdRouterLease({
+          store,
+          leaseMillis: options.leaseMillis,
+          stopping: stopping.signal,
+          report: options.report,
+          route: (term) => route(nc, term),
+        });
+        await store.close();
       } finally {
         await nc.drain().catch(() => undefined);
       }
@@ -81,4 +111,9 @@ export function createNatsRouter(options: RouterOptions): Router {
       stopping.abort();
     },
   };
+}
+
+/** The routing lease's bucket: one per source stream and durable, as the durable is. */
+export function routingBucket(stream: string, group: string): string {
+  return `${stream}_${group}_routing`.replace(/[^A-Za-z0-9_-]/g, '_');
 }

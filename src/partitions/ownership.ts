@@ -28,6 +28,9 @@ export interface Ownership {
   refused: number;
 }
 
+/** What fencing reads of a lease held: when it was last renewed, and whether it was given up. */
+export type Lease = Pick<Ownership, 'renewedAt' | 'fenced'>;
+
 /** Beyond this share of the lease time since the last renewal was sent, an owner does nothing. */
 export const ACT_WITHIN_LEASE = 0.75;
 
@@ -55,7 +58,7 @@ export function createOwnership(
  * earlier than when it was sent). Asked right before each effect is sent; what is sent reaches the
  * broker within the remaining quarter of the lease unless the network holds it longer.
  */
-export function mayAct(own: Ownership, leaseMillis: number, now = Date.now()): boolean {
+export function mayAct(own: Lease, leaseMillis: number, now = Date.now()): boolean {
   return actWindow(own, leaseMillis, now) >= 0;
 }
 
@@ -63,6 +66,6 @@ export function mayAct(own: Ownership, leaseMillis: number, now = Date.now()): b
  * How much longer (ms) the ownership may act; negative once it may not. A read that takes
  * messages from the broker is an effect too: it is sent only when it can end within this window.
  */
-export function actWindow(own: Ownership, leaseMillis: number, now = Date.now()): number {
+export function actWindow(own: Lease, leaseMillis: number, now = Date.now()): number {
   return own.fenced ? -1 : own.renewedAt + leaseMillis * ACT_WITHIN_LEASE - now;
 }

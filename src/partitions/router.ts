@@ -12,6 +12,8 @@ export interface RouterOptions {
   readonly consumer: string;
   /** NATS ack wait; Redis: entries of a dead router idle this long are claimed. */
   readonly ackWaitMillis: number;
+  /** NATS: the routing lease's time; a standby router takes over at most this long after the router died. */
+  readonly leaseMillis: number;
   readonly batchSize: number;
   /** Redis: the entry field holding the event (default `event`). */
   readonly field?: string;

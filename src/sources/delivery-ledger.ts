@@ -11,6 +11,8 @@ export interface Delivery {
   keepAlive?(): void;
   /** The partition it was read from (partitioned consumption). */
   readonly partition?: number;
+  /** The message's place in its stream (a JetStream stream sequence), where the broker gives one. */
+  readonly sequence?: number;
   /** Hand it to the partition's next owner: neither acknowledged nor redelivered here. */
   release?(): void;
 }

@@ -127,6 +127,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           else held.set(seq, left);
         };
         return {
+          sequence: seq,
           ack: () => {
             settle(true);
             message.ack();

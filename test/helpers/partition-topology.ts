@@ -69,6 +69,8 @@ export function natsTopology(options: TopologyOptions): Topology {
       routerDurable,
       '--ack-wait-ms',
       String(options.ackWaitMillis),
+      '--lease-ms',
+      String(options.leaseMillis),
       '--consumer',
       `router-${n}`,
     ],
