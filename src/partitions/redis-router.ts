@@ -1,7 +1,11 @@
 import { ConnectionWatch } from '../sources/broker-source.js';
 import { connectRedis } from '../sources/redis-connection.js';
+import type { RedisClient } from '../sources/redis-connection.js';
 import { partitionOfEvent } from './partition-of.js';
+import { createRedisLeaseStore } from './redis-lease-store.js';
 import type { Router, RouterOptions } from './router.js';
+import { holdRouterLease } from './router-lease.js';
+import type { RoutingTerm } from './router-lease.js';
 
 // Republishes one entry and acknowledges it, atomically, at most once per source entry id: a
 // router that died between the two leaves a marker, so the entry, claimed again, is only acked.
@@ -19,13 +23,89 @@ interface Entry {
 /**
  * Routes a Redis stream to `<key>:<p>`: each entry's `event` is added to its partition and
  * acknowledged in one script, deduplicated by the source entry id (markers live ten times the
- * claim time). Routers share a consumer group; a live router claims a dead one's entries once they
- * have been idle `ackWaitMillis`.
+ * claim time).
+ *
+ * One router routes at a time (the routing lease `<key>:<group>:routing:lease:0`); others stand
+ * by. A term first claims everything pending in the group (a dead or paused router's entries, this
+ * router's own after a restart) and routes it in entry order, then reads new entries: what a
+ * router held when it died or paused comes back ahead of anything newer of its runs.
  */
 export function createRedisRouter(options: RouterOptions): Router {
   const stopping = new AbortController();
   let routed = 0;
   const markerMillis = Math.max(600_000, 10 * options.ackWaitMillis);
+  const field = options.field ?? 'event';
+  const unreadableSeen = new Set<string>();
+
+  const routeTerm = async (client: RedisClient, term: RoutingTerm) => {
+    const route = (entry: Entry): Promise<void> => {
+      const text = entry.message[field];
+      if (text === undefined) {
+        // Left pending for inspection, never routed or acknowledged unread; said once.
+        if (!unreadableSeen.has(entry.id)) {
+          unreadableSeen.add(entry.id);
+          if (unreadableSeen.size > 10_000)
+            unreadableSeen.delete(unreadableSeen.values().next().value!);
+          options.report(
+            `entry ${entry.id} of ${options.source} has no field "${field}"; left pending for inspection — is --field right?`,
+          );
+        }
+        return Promise.resolve();
+      }
+      // Not routed once the term may not act: the next term claims it, ahead of newer entries.
+      if (!term.mayAct()) return Promise.reject(new StaleTerm());
+      const p = partitionOfEvent(text, options.partitions);
+      return client
+        .eval(ROUTE, {
+          keys: [`${options.source}:routed:${entry.id}`, `${options.source}:${p}`, options.source],
+          arguments: [text, String(markerMillis), options.group, entry.id],
+        })
+        .then(() => {
+          routed += 1;
+        });
+    };
+    // Sent in order over one connection, so the copies are added in entry order.
+    const routeAll = (entries: readonly Entry[]) => Promise.all(entries.map(route));
+    const watch = new ConnectionWatch('Redis', options.report);
+    // Everything pending in the group first, in entry order: the previous router is fenced (its
+    // term is over), so its entries are taken at once, not after an idle time.
+    for (let cursor = '0-0'; !term.ended.aborted;) {
+      const claimed = await client.xAutoClaim(
+        options.source,
+        options.group,
+        options.consumer,
+        0,
+        cursor,
+        { COUNT: options.batchSize },
+      );
+      await routeAll(claimed.messages.filter((e): e is Entry => e !== null));
+      cursor = claimed.nextId;
+      if (cursor === '0-0') break;
+    }
+    while (!term.ended.aborted) {
+      // A read moves entries into this router's pending list: sent only while the term may act,
+      // and waiting no longer than that.
+      const window = Math.min(500, Math.floor(term.readWindow()) - 50);
+      if (window <= 0) return;
+      try {
+        const reply = (await client.xReadGroup(
+          options.group,
+          options.consumer,
+          { key: options.source, id: '>' },
+          { COUNT: options.batchSize, BLOCK: window },
+        )) as { messages: Entry[] }[] | null;
+        await routeAll(reply?.[0]?.messages ?? []);
+        watch.ok();
+      } catch (error) {
+        if (error instanceof StaleTerm) return;
+        // What was read and not routed stays pending: the term ends, and the next one claims it
+        // ahead of anything newer.
+        watch.lost(error);
+        throw error;
+      }
+    }
+  };
+
   return {
     get routed() {
       return routed;
@@ -39,75 +119,23 @@ export function createRedisRouter(options: RouterOptions): Router {
           .catch((error: unknown) => {
             if (!(error as Error).message.includes('BUSYGROUP')) throw error;
           });
-        const field = options.field ?? 'event';
-        const unreadableSeen = new Set<string>();
-        const route = (entry: Entry) => {
-          const text = entry.message[field];
-          if (text === undefined) {
-            // Left pending for inspection, never routed or acknowledged unread; said once.
-            if (!unreadableSeen.has(entry.id)) {
-              unreadableSeen.add(entry.id);
-              if (unreadableSeen.size > 10_000)
-                unreadableSeen.delete(unreadableSeen.values().next().value!);
-              options.report(
-                `entry ${entry.id} of ${options.source} has no field "${field}"; left pending for inspection — is --field right?`,
-              );
-            }
-            return Promise.resolve();
-          }
-          const p = partitionOfEvent(text, options.partitions);
-          return client
-            .eval(ROUTE, {
-              keys: [
-                `${options.source}:routed:${entry.id}`,
-                `${options.source}:${p}`,
-                options.source,
-              ],
-              arguments: [text, String(markerMillis), options.group, entry.id],
-            })
-            .then(() => {
-              routed += 1;
-            });
-        };
-        const watch = new ConnectionWatch('Redis', options.report);
-        let claimedAt = 0;
-        // This router's own pending entries first (a restart), then new ones.
-        let from = '0';
-        while (!stopping.signal.aborted) {
-          try {
-            if (Date.now() - claimedAt > options.ackWaitMillis / 2) {
-              claimedAt = Date.now();
-              for (let cursor = '0-0'; ;) {
-                const claimed = await client.xAutoClaim(
-                  options.source,
-                  options.group,
-                  options.consumer,
-                  options.ackWaitMillis,
-                  cursor,
-                  { COUNT: options.batchSize },
-                );
-                await Promise.all(
-                  claimed.messages.filter((e): e is Entry => e !== null).map(route),
-                );
-                cursor = claimed.nextId;
-                if (cursor === '0-0') break;
-              }
-            }
-            const reply = (await client.xReadGroup(
-              options.group,
-              options.consumer,
-              { key: options.source, id: from },
-              { COUNT: options.batchSize, ...(from === '>' ? { BLOCK: 500 } : {}) },
-            )) as { messages: Entry[] }[] | null;
-            const entries = reply?.[0]?.messages ?? [];
-            if (from !== '>' && entries.length === 0) from = '>';
-            else if (from !== '>') from = entries.at(-1)!.id;
-            await Promise.all(entries.map(route));
-            watch.ok();
-          } catch (error) {
-            await watch.failed(error, stopping.signal);
-          }
-        }
+        const store = await createRedisLeaseStore({
+          url: options.url,
+          prefix: `${options.source}:${options.group}:routing`,
+          instanceId: options.consumer,
+          leaseMillis: options.leaseMillis,
+        });
+        await holdRouterLease({
+          store,
+          leaseMillis: options.leaseMillis,
+          stopping: stopping.signal,
+          report: options.report,
+          route: (term) =>
+            routeTerm(client, term).catch((error: unknown) => {
+              if (!(error instanceof StaleTerm)) throw error;
+            }),
+        });
+        await store.close();
       } finally {
         client.destroy();
       }
@@ -117,3 +145,6 @@ export function createRedisRouter(options: RouterOptions): Router {
     },
   };
 }
+
+/** An entry left unrouted because the term may no longer act. */
+class StaleTerm extends Error {}

@@ -39,13 +39,27 @@ export async function holdRouterLease(options: RouterLeaseOptions): Promise<void
   const { store, leaseMillis, stopping, report } = options;
   const renewEvery = Math.max(50, Math.floor(leaseMillis / 4));
   let standingBy = false;
+  let unreachable = false;
   while (!stopping.aborted) {
     const askedAt = Date.now();
-    const epoch = await store.acquire(ROUTING).catch(() => undefined);
+    let epoch: number | undefined;
+    try {
+      epoch = await store.acquire(ROUTING);
+      if (unreachable) report('the routing lease can be read again');
+      unreachable = false;
+    } catch (error) {
+      // The broker is away (a restart, a lost connection): said once, asked again.
+      if (!unreachable)
+        report(`the routing lease cannot be read (${messageOf(error)}); asking again`);
+      unreachable = true;
+      await pause(renewEvery, stopping);
+      continue;
+    }
     if (epoch === undefined) {
       if (!standingBy) report('standing by: another router routes now');
       standingBy = true;
-      await pause(renewEvery, stopping);
+      // Asked at least every second: a lease released on purpose is taken at once.
+      await pause(Math.min(renewEvery, 1000), stopping);
       continue;
     }
     standingBy = false;
@@ -73,7 +87,7 @@ export async function holdRouterLease(options: RouterLeaseOptions): Promise<void
         ended: ended.signal,
       });
     } catch (error) {
-      end(`routing failed: ${error instanceof Error ? error.message : String(error)}`, true);
+      end(`routing failed: ${messageOf(error)}`, true);
     }
     end(undefined, true);
     stopping.removeEventListener('abort', onStop);
@@ -110,3 +124,5 @@ async function renew(
     own.renewedAt = Math.max(own.renewedAt, sentAt);
   }
 }
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
