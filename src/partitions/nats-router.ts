@@ -46,9 +46,18 @@ export function createNatsRouter(options: RouterOptions): Router {
       if (term.ended.aborted) return;
       await source.run(
         (text, delivery) => {
-          // Neither published nor acknowledged once the term may not act: the next term reads
-          // it again (after the ack wait) ahead of newer messages.
-          if (!term.mayAct() || failure !== undefined) return;
+          if (failure !== undefined) return;
+          if (!term.mayAct()) {
+            // Neither published nor acknowledged: the term ends here, for a message skipped
+            // while newer ones were routed would come back (after the ack wait) behind them. The
+            // next term reads it again ahead of anything newer.
+            failure = new StaleTerm();
+            options.report(
+              `stopped routing (epoch ${term.epoch}): its lease may lapse before the next message is routed`,
+            );
+            source.stop();
+            return;
+          }
           const p = partitionOfEvent(text, options.partitions);
           // Published in order over one connection; acknowledged once its copy is stored.
           const publishing = js
@@ -71,7 +80,7 @@ export function createNatsRouter(options: RouterOptions): Router {
             .finally(() => inFlight.delete(publishing));
           inFlight.add(publishing);
         },
-        () => term.mayAct() && failure === undefined && inFlight.size < 4 * options.batchSize,
+        () => term.mayAct() && failure === undefined && inFlight.size === 0,
       );
       await Promise.all(inFlight);
     } finally {
@@ -112,6 +121,9 @@ export function createNatsRouter(options: RouterOptions): Router {
     },
   };
 }
+
+/** A message left unrouted because the term may no longer act. */
+class StaleTerm extends Error {}
 
 /** The routing lease's bucket: one per source stream and durable, as the durable is. */
 export function routingBucket(stream: string, group: string): string {

@@ -168,7 +168,7 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
       own.refused += 1;
       return false;
     },
-    async run(onMessage, canPull) {
+    async run(onMessage, canPull, _readWindow, holdFor) {
       if (store === undefined) throw new Error('open() first');
       const leaseStore = store;
       const startedAt = Date.now();
@@ -208,6 +208,7 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
           canPull,
           // Reads end while the lease surely holds: what a read takes reaches the next owner.
           () => (own.state === 'reading' ? actWindow(own, leaseMillis) : -1),
+          holdFor,
         );
         // Reading that ends by an error, not by a stop, would leave the partition owned and
         // unread for good: it goes, to be taken again (here or elsewhere) after a cool-down.

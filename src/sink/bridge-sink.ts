@@ -41,6 +41,11 @@ export interface BridgeSink extends AgentOtelSink {
   metricWritesOf(runId: string): number | undefined;
   /** Takes a run as finished and durable elsewhere: its events are not made into a run again. */
   markFinished(runId: string): void;
+  /**
+   * Events on their way back (a source's messages lost in flight) may be older than events held
+   * now: nothing held is applied by time for `millis`, and no run's grace period ends meanwhile.
+   */
+  holdFor(millis: number): void;
   /** The runs in progress, oldest first, at most `limit` (`GET /runs`), and how many are open. */
   openRuns(limit: number): { readonly open: number; readonly runs: readonly OpenRun[] };
 }
@@ -52,6 +57,9 @@ export interface BridgeSinkHooks {
 }
 
 const log = diag.createComponentLogger({ namespace: PACKAGE_NAME });
+
+/** A housekeeping tick later than its interval by more than this took place after a stall. */
+const STALL_MILLIS = 250;
 
 /** The sink with the sources' own entry points (the CLI's sources use it). */
 export function createBridgeSink(
@@ -73,7 +81,15 @@ export function createBridgeSink(
   // One timer applies held events, ends runs after their grace and abandons idle runs.
   let timer: ReturnType<typeof setInterval> | undefined;
   let lastIdleSweep = 0;
+  let lastTickAt: number | undefined;
   const housekeeping = () => {
+    // A tick far later than its interval means the process did not run meanwhile (a stall: an
+    // overloaded machine, a long pause): what arrived during it is still unread, so the reorder
+    // window, which counts time the bridge could read, is given the stalled time back.
+    const tickAt = config.now();
+    if (lastTickAt !== undefined && tickAt - lastTickAt > tickMillis + STALL_MILLIS)
+      buffer.holdFor(tickAt - lastTickAt);
+    lastTickAt = tickAt;
     buffer.tick();
     const now = config.now();
     if (now - lastIdleSweep >= config.idleSweepIntervalMillis) {
@@ -114,6 +130,7 @@ export function createBridgeSink(
       if (offered.outcome === 'accepted') hooks.onAccepted?.(guarded, dialect);
       if (timer === undefined) {
         lastIdleSweep = config.now();
+        lastTickAt = lastIdleSweep;
         timer = setInterval(() => safely(housekeeping), tickMillis);
         timer.unref();
       }
@@ -286,6 +303,9 @@ export function createBridgeSink(
     },
     markFinished(runId) {
       safely(() => tracker.markFinished(runId));
+    },
+    holdFor(millis) {
+      safely(() => buffer.holdFor(millis));
     },
     dropRun(runId) {
       safely(() => {

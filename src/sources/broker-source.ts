@@ -18,11 +18,15 @@ export interface BrokerSource {
    * still act (0 or less: not now). A source whose reads move messages to this consumer for good
    * (Redis: into its pending list, where only a new owner's claim at start finds them) reads only
    * within it, so that a stale owner never takes messages its successor will not see.
+   * `holdFor` hears that messages this consumer lost are on their way back (NATS: sent into a
+   * failed pull, redelivered after the ack wait): nothing that arrived should be applied for that
+   * long, so that they take their places among the events of their runs.
    */
   run(
     onMessage: (text: string, delivery: Delivery) => void,
     canPull: () => boolean,
     readWindow?: () => number,
+    holdFor?: (millis: number) => void,
   ): Promise<void>;
   /** Stops pulling; `run()` resolves once the batch in hand is handed over. */
   stop(): void;

@@ -28,6 +28,9 @@ export interface NatsSourceOptions {
 /** How long a pull waits at the server for messages before it ends empty. */
 const PULL_EXPIRES_MILLIS = 1000;
 
+/** Beyond the wait for a failed pull's messages, how long their redelivery may take to arrive. */
+const LOST_IN_FLIGHT_MARGIN_MILLIS = 1000;
+
 /** Another consumer reads the same durable consumer or group now. */
 export class SharedConsumerError extends Error {}
 
@@ -105,7 +108,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
       ).consumers.info(options.stream, options.durable);
       return info.num_pending;
     },
-    async run(onMessage, canPull) {
+    async run(onMessage, canPull, _readWindow, holdFor = () => undefined) {
       if (nc === undefined) throw new Error('open() first');
       if (stopping.signal.aborted) return;
       const consumer = await jetstream(nc).consumers.get(options.stream, options.durable);
@@ -232,6 +235,11 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           // reconnects by itself, and the durable consumer resumes where its acknowledgements
           // left it, once what was lost in flight is back.
           pullFailed = true;
+          // What the server sent into the failed pull comes back after its expiry and the ack
+          // wait (awaitLostInFlight): newer events of its runs, already here, wait for it.
+          holdFor(
+            PULL_EXPIRES_MILLIS + 500 + options.ackWaitMillis + 250 + LOST_IN_FLIGHT_MARGIN_MILLIS,
+          );
           await watch.failed(error, stopping.signal);
         }
       }

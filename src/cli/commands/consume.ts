@@ -204,6 +204,8 @@ export async function runConsumer(
       }
       return false;
     },
+    undefined,
+    (millis) => sink.holdFor(millis),
   );
   await Promise.race([stopped, running]);
 

@@ -60,6 +60,8 @@ export class ReorderBuffer {
   replaying = false;
   private seq = 0;
   private heldCount = 0;
+  /** Until when nothing is applied by time (see `holdFor`). */
+  private heldUntil = -Infinity;
 
   constructor(
     private readonly tracker: RunTracker,
@@ -174,8 +176,18 @@ export class ReorderBuffer {
   /** Applies what has been held long enough and ends runs whose grace period passed. */
   tick(): void {
     const now = this.options.now();
+    if (now < this.heldUntil) return;
     this.applyHeldSince(now - this.options.holdMillis);
     this.closeDue(now);
+  }
+
+  /**
+   * Events are on their way back that may be older than events held now (a consumer's messages
+   * lost in flight, redelivered after the broker's ack wait): nothing is applied by time, and no
+   * run ends its grace period, for `millis`. The held-events bound still applies.
+   */
+  holdFor(millis: number): void {
+    this.heldUntil = Math.max(this.heldUntil, this.options.now() + millis);
   }
 
   private applyHeldSince(holdUntil: number): void {
