@@ -4,44 +4,11 @@
 // itself, so that a unit changed on either side is a failing test. A workload that reaches every
 // one of the mapping's instruments (model calls with streamed chunks and cached tokens, tools,
 // a doom loop, a breaker, a failed and an abandoned run, a limit hit) makes the points.
-import { readFileSync } from 'node:fs';
-import { DataPointType } from '@opentelemetry/sdk-metrics';
 import type { Histogram } from '@opentelemetry/sdk-metrics';
 import { describe, expect, it } from 'vitest';
 import { behest, RUN_A, RUN_B, toolRun } from '../helpers/behest-lines.js';
+import { contractMetrics, KINDS } from '../helpers/contract-metrics.js';
 import { createHarness } from '../helpers/harness.js';
-
-const KINDS: Record<string, DataPointType[]> = {
-  Histogram: [DataPointType.HISTOGRAM],
-  Counter: [DataPointType.SUM],
-  UpDownCounter: [DataPointType.SUM],
-  Gauge: [DataPointType.GAUGE],
-};
-
-interface Row {
-  readonly kind: string;
-  readonly unit: string;
-  /** First and last bucket boundary, where the table names them. */
-  readonly buckets?: readonly [number, number];
-}
-
-/** The contract's metrics table: metric name → kind, unit and named buckets. */
-function contractMetrics(): Map<string, Row> {
-  const text = readFileSync(new URL('../../docs/telemetry-contract.md', import.meta.url), 'utf8');
-  const rows = new Map<string, Row>();
-  for (const line of text.split('\n')) {
-    const row =
-      /^\| `([a-z_.]+)` \| (Histogram|Counter|UpDownCounter|Gauge), `([^`]+)`([^|]*)\|/.exec(line);
-    if (row === null) continue;
-    const bounds = /\[([\d.]+)[^\]]*?([\d.]+)\]/.exec(row[4]!);
-    rows.set(row[1]!, {
-      kind: row[2]!,
-      unit: row[3]!,
-      ...(bounds === null ? {} : { buckets: [Number(bounds[1]), Number(bounds[2])] as const }),
-    });
-  }
-  return rows;
-}
 
 /** The mapping's own metrics (the sources' and the sampler's are measured where they are made). */
 const MAPPING_METRICS = [
