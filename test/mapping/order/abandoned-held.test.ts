@@ -3,23 +3,14 @@
 // told it came late (`run_finished`), none is applied to a run that has ended, and nothing stays
 // held. Checked on generated run lengths, hold sizes and idle times, against the count of events
 // held when the run was abandoned.
-import { diag } from '@opentelemetry/api';
-import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import {
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  TracerProvider,
-} from '@opentelemetry/sdk-trace';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/config.js';
 import { parseLine } from '../../../src/dialects/detect.js';
 import type { AgentEvent } from '../../../src/events/agent-event.js';
-import { AgentRunIdGenerator } from '../../../src/mapping/id-generator.js';
 import type { TrackOutcome } from '../../../src/mapping/run-tracker.js';
-import { createSinkMapping } from '../../../src/sink/sink-mapping.js';
 import { RUN_A, toolRun } from '../../helpers/behest-lines.js';
-import { ManualReader } from '../../helpers/harness.js';
+import { createTestMapping } from '../../helpers/sink-mapping.js';
 
 const events: AgentEvent[] = toolRun(RUN_A).map((line) => {
   const { result } = parseLine(line, 'behest');
@@ -38,25 +29,15 @@ describe('a run abandoned with events held', () => {
           const nonTerminal = Math.min(fed, events.length - 1);
           fc.pre(nonTerminal > hold);
           let clock = 1_000_000;
-          const exporter = new InMemorySpanExporter();
-          const tracerProvider = new TracerProvider({
-            idGenerator: new AgentRunIdGenerator(),
-            spanProcessors: [new SimpleSpanProcessor({ exporter })],
-          });
-          const meterProvider = new MeterProvider({ readers: [new ManualReader()] });
-          const config = resolveConfig({
-            env: {},
-            reorderWindowMillis: 600_000,
-            reorderWindowEvents: hold,
-            lateGraceMillis: 600_000,
-            idleTimeoutMillis: 1_000,
-            now: () => clock,
-          });
-          const { buffer, tracker } = createSinkMapping(
-            config,
-            tracerProvider,
-            meterProvider,
-            diag,
+          const { buffer, tracker, exporter } = createTestMapping(
+            resolveConfig({
+              env: {},
+              reorderWindowMillis: 600_000,
+              reorderWindowEvents: hold,
+              lateGraceMillis: 600_000,
+              idleTimeoutMillis: 1_000,
+              now: () => clock,
+            }),
           );
           const outcomes = new Map<number, TrackOutcome>();
           const settler = { settled: (i: number, o: TrackOutcome) => outcomes.set(i, o) };

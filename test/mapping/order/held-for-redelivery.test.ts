@@ -4,23 +4,14 @@
 // places in their runs. Checked on generated losses (which events of a run, how long they take to
 // come back, how often the buffer's timer runs): with the hold every event is applied and the run's
 // spans are those of a run read in order; without it, the same arrivals leave events late.
-import { diag } from '@opentelemetry/api';
-import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import {
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  TracerProvider,
-} from '@opentelemetry/sdk-trace';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/config.js';
 import { parseLine } from '../../../src/dialects/detect.js';
 import type { AgentEvent } from '../../../src/events/agent-event.js';
-import { AgentRunIdGenerator } from '../../../src/mapping/id-generator.js';
 import type { TrackOutcome } from '../../../src/mapping/run-tracker.js';
-import { createSinkMapping } from '../../../src/sink/sink-mapping.js';
 import { RUN_A, toolRun } from '../../helpers/behest-lines.js';
-import { ManualReader } from '../../helpers/harness.js';
+import { createTestMapping } from '../../helpers/sink-mapping.js';
 
 const events: AgentEvent[] = toolRun(RUN_A).map((line) => {
   const { result } = parseLine(line, 'behest');
@@ -41,19 +32,14 @@ interface Fed {
  */
 function feed(lost: ReadonlySet<number>, delay: number, tickEvery: number, hold: boolean): Fed {
   let clock = 1_000_000;
-  const exporter = new InMemorySpanExporter();
-  const tracerProvider = new TracerProvider({
-    idGenerator: new AgentRunIdGenerator(),
-    spanProcessors: [new SimpleSpanProcessor({ exporter })],
-  });
-  const meterProvider = new MeterProvider({ readers: [new ManualReader()] });
-  const config = resolveConfig({
-    env: {},
-    reorderWindowMillis: WINDOW,
-    lateGraceMillis: WINDOW,
-    now: () => clock,
-  });
-  const { buffer } = createSinkMapping(config, tracerProvider, meterProvider, diag);
+  const { buffer, exporter } = createTestMapping(
+    resolveConfig({
+      env: {},
+      reorderWindowMillis: WINDOW,
+      lateGraceMillis: WINDOW,
+      now: () => clock,
+    }),
+  );
   const outcomes: TrackOutcome[] = [];
   const settler = { settled: (i: number, o: TrackOutcome) => (outcomes[i] = o) };
   let nextTick = clock + tickEvery;

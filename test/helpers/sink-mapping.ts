@@ -1,0 +1,30 @@
+// A sink's mapping (reorder buffer and run tracker) on real SDK providers with in-memory
+// exporters, for tests that drive the buffer and the tracker directly, with a clock of their own.
+import { diag } from '@opentelemetry/api';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import type { ResolvedConfig } from '../../src/config.js';
+import { AgentRunIdGenerator } from '../../src/mapping/id-generator.js';
+import { createSinkMapping } from '../../src/sink/sink-mapping.js';
+import type { SinkMapping } from '../../src/sink/sink-mapping.js';
+import { ManualReader } from './harness.js';
+
+export interface TestMapping extends SinkMapping {
+  readonly exporter: InMemorySpanExporter;
+  readonly reader: ManualReader;
+}
+
+export function createTestMapping(config: ResolvedConfig): TestMapping {
+  const exporter = new InMemorySpanExporter();
+  const tracerProvider = new TracerProvider({
+    idGenerator: new AgentRunIdGenerator(),
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  });
+  const reader = new ManualReader();
+  const meterProvider = new MeterProvider({ readers: [reader] });
+  return { ...createSinkMapping(config, tracerProvider, meterProvider, diag), exporter, reader };
+}
