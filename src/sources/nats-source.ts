@@ -31,6 +31,13 @@ const PULL_EXPIRES_MILLIS = 1000;
 /** Beyond the wait for a failed pull's messages, how long their redelivery may take to arrive. */
 const LOST_IN_FLIGHT_MARGIN_MILLIS = 1000;
 
+/** A message held here: its deliveries not settled yet, and the one that settles it at the server. */
+interface HeldMessage {
+  deliveries: number;
+  /** Undefined once it settled (given back): the next delivery settling speaks for it. */
+  speaker: object | undefined;
+}
+
 /** Another consumer reads the same durable consumer or group now. */
 export class SharedConsumerError extends Error {}
 
@@ -113,40 +120,46 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
       if (stopping.signal.aborted) return;
       const consumer = await jetstream(nc).consumers.get(options.stream, options.durable);
       const jsm = await jetstreamManager(nc);
-      // Messages handed over and not yet acknowledged or given back, by stream sequence, with
-      // their deliveries not yet settled: a message redelivered while its first delivery is
-      // still held (its ack wait ran out in a stall) is one message pending at the server, not
-      // two, and an acknowledgement of either delivery settles it there.
-      const held = new Map<number, number>();
+      // Messages handed over and not yet acknowledged or given back, by stream sequence: a
+      // message redelivered while its first delivery is still held (its ack wait ran out in a
+      // stall, or a former owner gave it back) is one message pending at the server, not two.
+      const held = new Map<number, HeldMessage>();
       const toDelivery = (message: JsMsg): Delivery => {
         const seq = message.seq;
-        held.set(seq, (held.get(seq) ?? 0) + 1);
+        let entry = held.get(seq);
+        if (entry === undefined) {
+          entry = { deliveries: 0, speaker: undefined };
+          held.set(seq, entry);
+        }
+        const mine = entry;
+        const self = {};
+        mine.deliveries += 1;
+        mine.speaker ??= self;
         let settled = false;
-        const settle = (acknowledged: boolean) => {
+        // Only the delivery that speaks for the message settles it at the server. A copy's
+        // acknowledgement (it was a duplicate here) would acknowledge the message while its
+        // first delivery's run is not durable yet: a crash or a lost partition then would lose it.
+        const settle = (acknowledged: boolean, send: () => void) => {
           if (settled) return;
           settled = true;
-          const left = (held.get(seq) ?? 1) - 1;
-          if (acknowledged || left <= 0) held.delete(seq);
-          else held.set(seq, left);
+          mine.deliveries -= 1;
+          const speaks = mine.speaker === self || mine.speaker === undefined;
+          if (speaks) {
+            send();
+            mine.speaker = undefined;
+          }
+          if ((speaks && acknowledged) || mine.deliveries <= 0)
+            if (held.get(seq) === mine) held.delete(seq);
         };
         return {
           sequence: seq,
-          ack: () => {
-            settle(true);
-            message.ack();
-          },
-          nak: (delay) => {
-            settle(false);
-            message.nak(delay);
-          },
+          ack: () => settle(true, () => message.ack()),
+          nak: (delay) => settle(false, () => message.nak(delay)),
           keepAlive: () => message.working(),
           // Handed to another owner of the consumer: redelivered at once, ahead of newer
           // messages, and still counted as pending, so the new owner collects them and applies
           // them in stream order first (no wait for the ack wait).
-          release: () => {
-            settle(false);
-            message.nak(0);
-          },
+          release: () => settle(false, () => message.nak(0)),
         };
       };
       /**

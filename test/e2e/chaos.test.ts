@@ -20,7 +20,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDemoLines } from '../../src/sources/demo-runs.js';
-import type { OtlpMetric } from '../helpers/otlp-protobuf.js';
+import { toTraceId } from '../../src/mapping/ids.js';
+import { partitionOf, runIdOf } from '../../src/partitions/partition-of.js';
+import type { OtlpMetric, OtlpSpan } from '../helpers/otlp-protobuf.js';
 import { publishedAsBehestDoes } from '../helpers/behest-delivery.js';
 import { chaosSchedule, describeFault } from '../helpers/chaos-schedule.js';
 import type { Fault } from '../helpers/chaos-schedule.js';
@@ -71,6 +73,8 @@ const ENV = {
 interface Expected {
   readonly fingerprints: Set<string>;
   readonly totals: Totals;
+  /** The partition of each run, by its trace id. */
+  readonly partitionOfTrace: Map<string, number>;
 }
 
 interface Totals {
@@ -91,7 +95,14 @@ async function expectedOf(seed: number, batches: readonly string[][]): Promise<E
     (await h.points('gen_ai.client.token.usage'))
       .filter((p) => p.attributes['gen_ai.token.type'] === type)
       .reduce((t, p) => t + (typeof p.value === 'number' ? p.value : (p.value.sum ?? 0)), 0);
+  const partitionOfTrace = new Map<string, number>();
+  for (const line of batches.flat()) {
+    const runId = runIdOf(line);
+    if (runId !== undefined)
+      partitionOfTrace.set(toTraceId('behest', runId), partitionOf(runId, TOPOLOGY.partitions));
+  }
   return {
+    partitionOfTrace,
     fingerprints: expectedFingerprints([file]),
     totals: {
       runs: await h.sum('agent.runs'),
@@ -100,6 +111,41 @@ async function expectedOf(seed: number, batches: readonly string[][]): Promise<E
       toolCalls: await h.sum('agent.tool.calls'),
     },
   };
+}
+
+/** How many runs missing spans each partition has, e.g. `p3: 7 runs`. */
+function missingPartitions(expected: Expected, spans: readonly OtlpSpan[]): string {
+  const seen = new Set(spans.map(wireFingerprint));
+  const traces = new Set(
+    [...expected.fingerprints].filter((f) => !seen.has(f)).map((f) => f.split('|')[0]!),
+  );
+  const count = new Map<number, number>();
+  for (const trace of traces) {
+    const p = expected.partitionOfTrace.get(trace) ?? -1;
+    count.set(p, (count.get(p) ?? 0) + 1);
+  }
+  return (
+    [...count]
+      .sort(([a], [b]) => a - b)
+      .map(([p, n]) => `p${p}: ${n} runs`)
+      .join(', ') || 'none'
+  );
+}
+
+/** An instance's own counts (events by outcome, checkpoints, evictions) from its latest export. */
+function ownCounts(metrics: readonly OtlpMetric[] | undefined): string {
+  if (metrics === undefined) return '(no metrics)';
+  const counts: string[] = [];
+  for (const m of metrics)
+    if (
+      ['agent_bridge.events', 'agent_bridge.checkpoints', 'agent_bridge.runs.evicted'].includes(
+        m.name,
+      )
+    )
+      for (const p of m.points)
+        if (typeof p.value === 'number' && p.value > 0)
+          counts.push(`${m.name}${JSON.stringify(p.attributes)}=${p.value}`);
+  return counts.join(' ');
 }
 
 /** The same totals from one process's latest (cumulative) metrics export. */
@@ -257,12 +303,18 @@ async function runSchedule(seed: number, topology: Topology): Promise<string> {
     const story = `seed ${seed} (${topology.broker}): ${done.join(', ') || 'no faults'}`;
 
     // On a failure: which spans are missing, and what every process said.
-    const explain = (error: unknown) => {
+    const explain = async (error: unknown) => {
+      const held = await topology.unacknowledged().catch(() => undefined);
       console.log(
         [
           story,
+          `unacknowledged by partition: ${held?.byPartition.join(', ') ?? 'unknown'}`,
+          `partitions of the runs missing spans: ${missingPartitions(expected, receiver.spans)}`,
           describeMissing(expected.fingerprints, receiver.spans),
-          ...processes.map((p) => `--- ${p.name}\n${p.cli.stderr().slice(-4000)}`),
+          ...processes.map(
+            (p) =>
+              `--- ${p.name} ${ownCounts(receiver.metricsByInstance.get(p.name))}\n${p.cli.stderr().slice(-4000)}`,
+          ),
         ].join('\n'),
       );
       throw error;
@@ -275,7 +327,7 @@ async function runSchedule(seed: number, topology: Topology): Promise<string> {
       150_000,
       `every span of ${BATCHES * RUNS_PER_BATCH} runs (${story})`,
     ).catch(explain);
-    let left = { routers: -1, partitions: -1 };
+    let left = { routers: -1, partitions: -1, byPartition: [] as number[] };
     await waitFor(
       async () => {
         left = await topology.unacknowledged();
@@ -285,7 +337,7 @@ async function runSchedule(seed: number, topology: Topology): Promise<string> {
       'nothing left unacknowledged',
     ).catch((error: unknown) => {
       console.log(`left unacknowledged: ${JSON.stringify(left)}`);
-      explain(error);
+      return explain(error);
     });
     // Every live process ends gracefully: its last metrics are exported.
     for (const { cli } of instances) {

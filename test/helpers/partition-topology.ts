@@ -24,7 +24,7 @@ export interface Topology {
   /** CLI arguments of instance `n` (instance id `instance-<n>`). */
   instance(n: number): string[];
   /** Messages not yet acknowledged, by the routers and by the instances, over every partition. */
-  unacknowledged(): Promise<{ routers: number; partitions: number }>;
+  unacknowledged(): Promise<{ routers: number; partitions: number; byPartition: number[] }>;
   cleanup(): Promise<void>;
 }
 
@@ -111,10 +111,11 @@ export function natsTopology(options: TopologyOptions): Topology {
           }
           return info.num_ack_pending + info.num_pending;
         };
-        let partitions = 0;
+        const byPartition: number[] = [];
         for (let p = 0; p < options.partitions; p += 1)
-          partitions += await left(partitionStream, `${durable}-p${p}`);
-        return { routers: await left(stream, routerDurable), partitions };
+          byPartition.push(await left(partitionStream, `${durable}-p${p}`));
+        const partitions = byPartition.reduce((a, b) => a + b, 0);
+        return { routers: await left(stream, routerDurable), partitions, byPartition };
       } finally {
         await nc.drain();
       }
@@ -175,10 +176,11 @@ export function redisTopology(options: TopologyOptions): Topology {
           if (info === undefined) return client.xLen(stream).catch(() => 0);
           return Number(info.pending) + Number(info.lag ?? 0);
         };
-        let partitions = 0;
+        const byPartition: number[] = [];
         for (let p = 0; p < options.partitions; p += 1)
-          partitions += await left(`${key}:${p}`, 'bridge');
-        return { routers: await left(key, routerGroup), partitions };
+          byPartition.push(await left(`${key}:${p}`, 'bridge'));
+        const partitions = byPartition.reduce((a, b) => a + b, 0);
+        return { routers: await left(key, routerGroup), partitions, byPartition };
       } finally {
         client.destroy();
       }
@@ -209,7 +211,7 @@ export async function waitForEverySpan(
 ): Promise<void> {
   const until = Date.now() + timeoutMillis;
   let settledSince: number | undefined;
-  let held = { routers: -1, partitions: -1 };
+  let held = { routers: -1, partitions: -1, byPartition: [] as number[] };
   const arrived = () => {
     const seen = new Set(spans.map(wireFingerprint));
     return [...expected].every((f) => seen.has(f));
@@ -227,6 +229,6 @@ export async function waitForEverySpan(
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(
-    `timed out after ${timeoutMillis} ms waiting for ${what}, with ${held.routers} message(s) unacknowledged by the routers and ${held.partitions} in the partitions\n${describeMissing(expected, spans)}`,
+    `timed out after ${timeoutMillis} ms waiting for ${what}, with ${held.routers} message(s) unacknowledged by the routers and ${held.partitions} in the partitions (${held.byPartition.join(', ')})\n${describeMissing(expected, spans)}`,
   );
 }

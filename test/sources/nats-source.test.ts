@@ -1,0 +1,105 @@
+// The NATS JetStream source on the real server of this machine: a message redelivered to the
+// process that still holds its first delivery (its ack wait ran out while the process stalled,
+// or a former owner gave it back) is one message at the server. The copy is a duplicate here and
+// settled at once; only the first delivery, settled when its run is durable, may acknowledge it.
+// Found by the chaos test (seed 7616): a copy's acknowledgement acknowledged the message, the
+// partition then moved before the run was exported, and the run was never exported anywhere.
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { BrokerSource } from '../../src/sources/broker-source.js';
+import type { Delivery } from '../../src/sources/delivery-ledger.js';
+import { createNatsSource } from '../../src/sources/nats-source.js';
+import { deleteNatsStream, NATS_URL, natsConsumerInfo, publishToNats } from '../helpers/brokers.js';
+import { waitFor } from '../helpers/wire-spans.js';
+
+const ACK_WAIT_MILLIS = 1000;
+
+interface Reading {
+  readonly source: BrokerSource;
+  readonly deliveries: { readonly text: string; readonly delivery: Delivery }[];
+  /** Stops reading, then closes: every acknowledgement sent has reached the server. */
+  close(): Promise<void>;
+}
+
+describe('NATS JetStream source: a message delivered twice to one holder', () => {
+  const streams: string[] = [];
+  const readings: Reading[] = [];
+  afterEach(async () => {
+    for (const reading of readings.splice(0)) await reading.close().catch(() => undefined);
+    for (const stream of streams.splice(0)) await deleteNatsStream(stream);
+  });
+
+  async function setUp(lines: readonly string[]) {
+    const id = randomUUID().slice(0, 8);
+    const stream = `AOB_SRC_${id}`;
+    const subject = `src.${id}`;
+    streams.push(stream);
+    await publishToNats(stream, subject, lines);
+    const read = async (): Promise<Reading> => {
+      const source = createNatsSource({
+        url: NATS_URL,
+        stream,
+        subject,
+        durable: `bridge-${id}`,
+        ackWaitMillis: ACK_WAIT_MILLIS,
+        maxAckPending: 100,
+        batchSize: 10,
+      });
+      await source.open();
+      const deliveries: Reading['deliveries'][number][] = [];
+      // Nothing is settled or kept alive by the reader itself: the ack wait runs out.
+      const running = source.run(
+        (text, delivery) => deliveries.push({ text, delivery }),
+        () => true,
+      );
+      const reading = {
+        source,
+        deliveries,
+        async close() {
+          source.stop();
+          await running;
+          await source.close();
+        },
+      };
+      readings.push(reading);
+      return reading;
+    };
+    return { read, info: () => natsConsumerInfo(stream, `bridge-${id}`) };
+  }
+
+  it('a copy acknowledged while the first delivery is held leaves the message pending, for the next owner', async () => {
+    const { read, info } = await setUp(['{"n":1}']);
+    const first = await read();
+    // The first delivery, then its copy after the ack wait.
+    await waitFor(() => first.deliveries.length >= 2, 10_000, 'the message redelivered');
+    const [original, copy] = first.deliveries;
+    expect(copy!.delivery.sequence).toBe(original!.delivery.sequence);
+    copy!.delivery.ack();
+    // The holder dies before the first delivery's run is durable.
+    await first.close();
+    readings.splice(readings.indexOf(first), 1);
+    expect((await info()).numAckPending).toBe(1);
+    // The next owner gets it back.
+    const next = await read();
+    await waitFor(() => next.deliveries.length >= 1, 10_000, 'the message at the next owner');
+    expect(next.deliveries[0]!.text).toBe('{"n":1}');
+  });
+
+  it('the first delivery acknowledges it, whether or not a copy was settled before', async () => {
+    const { read, info } = await setUp(['{"n":1}', '{"n":2}']);
+    const reading = await read();
+    await waitFor(() => reading.deliveries.length >= 4, 10_000, 'both messages redelivered');
+    const bySequence = (seq: number) =>
+      reading.deliveries.filter((d) => d.delivery.sequence === seq).map((d) => d.delivery);
+    // Message 1: the copy settles first, then the first delivery. Message 2: the other way round.
+    const [one, oneCopy] = bySequence(1);
+    const [two, twoCopy] = bySequence(2);
+    oneCopy!.ack();
+    one!.ack();
+    two!.ack();
+    twoCopy!.ack();
+    await reading.close();
+    readings.splice(readings.indexOf(reading), 1);
+    expect(await info()).toMatchObject({ numAckPending: 0, ackFloor: 2 });
+  });
+});
