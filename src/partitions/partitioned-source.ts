@@ -113,6 +113,11 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
       if (mayAct(own, leaseMillis)) delivery.nak(delayMillis);
       else refuse(own, delivery);
     },
+    skip: () => {
+      if (!mayAct(own, leaseMillis)) refuse(own, delivery);
+      else if (delivery.skip === undefined) delivery.ack();
+      else delivery.skip();
+    },
     // A stale owner's keep-alive would hold back the redelivery its next owner waits for.
     keepAlive: () => {
       if (mayAct(own, leaseMillis)) delivery.keepAlive?.();

@@ -15,6 +15,12 @@ export interface Delivery {
   readonly sequence?: number;
   /** Hand it to the partition's next owner: neither acknowledged nor redelivered here. */
   release?(): void;
+  /**
+   * Nothing of it is kept (a duplicate, a late event): acknowledged, unless an earlier delivery
+   * of the same message is still held here (NATS redelivers a message whose ack wait ran out),
+   * which settles it once its run is durable. Without it: `ack()`.
+   */
+  skip?(): void;
 }
 
 export interface LedgerEvents {
@@ -125,7 +131,8 @@ export class DeliveryLedger implements ExportListener {
   /** Records what the sink did with a message. */
   settle(delivery: Delivery, result: HandleResult): void {
     if (result.outcome !== 'accepted' || result.runId === undefined) {
-      delivery.ack();
+      if (delivery.skip === undefined) delivery.ack();
+      else delivery.skip();
       this.ackedCount += 1;
       return;
     }

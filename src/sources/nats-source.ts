@@ -28,15 +28,12 @@ export interface NatsSourceOptions {
 /** How long a pull waits at the server for messages before it ends empty. */
 const PULL_EXPIRES_MILLIS = 1000;
 
-/** Beyond the wait for a failed pull's messages, how long their redelivery may take to arrive. */
+/** After a failed pull: until it has surely expired at the server. */
+const FAILED_PULL_EXPIRY_MILLIS = PULL_EXPIRES_MILLIS + 500;
+/** Beyond the ack wait, until a failed pull's messages are surely due for redelivery. */
+const REDELIVERY_DUE_MARGIN_MILLIS = 250;
+/** Beyond the waits for a failed pull's messages, how long their redelivery may take to arrive. */
 const LOST_IN_FLIGHT_MARGIN_MILLIS = 1000;
-
-/** A message held here: its deliveries not settled yet, and the one that settles it at the server. */
-interface HeldMessage {
-  deliveries: number;
-  /** Undefined once it settled (given back): the next delivery settling speaks for it. */
-  speaker: object | undefined;
-}
 
 /** Another consumer reads the same durable consumer or group now. */
 export class SharedConsumerError extends Error {}
@@ -120,46 +117,46 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
       if (stopping.signal.aborted) return;
       const consumer = await jetstream(nc).consumers.get(options.stream, options.durable);
       const jsm = await jetstreamManager(nc);
-      // Messages handed over and not yet acknowledged or given back, by stream sequence: a
-      // message redelivered while its first delivery is still held (its ack wait ran out in a
-      // stall, or a former owner gave it back) is one message pending at the server, not two.
-      const held = new Map<number, HeldMessage>();
+      // Messages handed over and not yet acknowledged or given back, by stream sequence, with
+      // their deliveries not yet settled: a message redelivered while its first delivery is
+      // still held (its ack wait ran out in a stall, or a former owner gave it back) is one
+      // message pending at the server, not two, and an acknowledgement of either delivery
+      // settles it there.
+      const held = new Map<number, number>();
       const toDelivery = (message: JsMsg): Delivery => {
         const seq = message.seq;
-        let entry = held.get(seq);
-        if (entry === undefined) {
-          entry = { deliveries: 0, speaker: undefined };
-          held.set(seq, entry);
-        }
-        const mine = entry;
-        const self = {};
-        mine.deliveries += 1;
-        mine.speaker ??= self;
+        held.set(seq, (held.get(seq) ?? 0) + 1);
         let settled = false;
-        // Only the delivery that speaks for the message settles it at the server. A copy's
-        // acknowledgement (it was a duplicate here) would acknowledge the message while its
-        // first delivery's run is not durable yet: a crash or a lost partition then would lose it.
-        const settle = (acknowledged: boolean, send: () => void) => {
-          if (settled) return;
+        const settle = (acknowledged: boolean) => {
+          if (settled) return false;
           settled = true;
-          mine.deliveries -= 1;
-          const speaks = mine.speaker === self || mine.speaker === undefined;
-          if (speaks) {
-            send();
-            mine.speaker = undefined;
-          }
-          if ((speaks && acknowledged) || mine.deliveries <= 0)
-            if (held.get(seq) === mine) held.delete(seq);
+          const left = (held.get(seq) ?? 1) - 1;
+          if (acknowledged || left <= 0) held.delete(seq);
+          else held.set(seq, left);
+          return true;
         };
         return {
           sequence: seq,
-          ack: () => settle(true, () => message.ack()),
-          nak: (delay) => settle(false, () => message.nak(delay)),
+          ack: () => {
+            if (settle(true)) message.ack();
+          },
+          nak: (delay) => {
+            if (settle(false)) message.nak(delay);
+          },
           keepAlive: () => message.working(),
           // Handed to another owner of the consumer: redelivered at once, ahead of newer
           // messages, and still counted as pending, so the new owner collects them and applies
           // them in stream order first (no wait for the ack wait).
-          release: () => settle(false, () => message.nak(0)),
+          release: () => {
+            if (settle(false)) message.nak(0);
+          },
+          // A copy of a message whose first delivery is still held here settles here only: its
+          // acknowledgement would settle the message at the server while the first delivery's
+          // run is not durable, and a crash or a lost partition would then lose it.
+          skip: () => {
+            if ((held.get(seq) ?? 0) > 1) settle(false);
+            else if (settle(true)) message.ack();
+          },
         };
       };
       /**
@@ -172,14 +169,14 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
        * redelivers ahead of newer messages, and every run stays in order.
        */
       const awaitLostInFlight = async () => {
-        await pause(PULL_EXPIRES_MILLIS + 500, stopping.signal);
+        await pause(FAILED_PULL_EXPIRY_MILLIS, stopping.signal);
         const info = await jsm.consumers.info(options.stream, options.durable);
         const lost = info.num_ack_pending - held.size;
         if (lost <= 0) return;
         options.report?.(
           `${lost} message(s) sent into a failed pull never arrived; waiting ${(options.ackWaitMillis / 1000).toFixed(1)} s (the ack wait) for their redelivery before newer messages`,
         );
-        await pause(options.ackWaitMillis + 250, stopping.signal);
+        await pause(options.ackWaitMillis + REDELIVERY_DUE_MARGIN_MILLIS, stopping.signal);
       };
       if (pendingAtStart > 0) {
         // A previous instance died holding messages. The server redelivers them only after the ack
@@ -251,7 +248,10 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           // What the server sent into the failed pull comes back after its expiry and the ack
           // wait (awaitLostInFlight): newer events of its runs, already here, wait for it.
           holdFor(
-            PULL_EXPIRES_MILLIS + 500 + options.ackWaitMillis + 250 + LOST_IN_FLIGHT_MARGIN_MILLIS,
+            FAILED_PULL_EXPIRY_MILLIS +
+              options.ackWaitMillis +
+              REDELIVERY_DUE_MARGIN_MILLIS +
+              LOST_IN_FLIGHT_MARGIN_MILLIS,
           );
           await watch.failed(error, stopping.signal);
         }

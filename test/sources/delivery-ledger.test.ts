@@ -37,6 +37,26 @@ function ledgerWithRuns(count: number) {
 }
 
 describe('delivery ledger', () => {
+  it('skips what brought nothing (a duplicate, a late event) where the source can, acknowledging only where it cannot', () => {
+    const log: string[] = [];
+    const ledger = new DeliveryLedger({
+      outage: () => undefined,
+      recovered: () => undefined,
+      forgetRun: () => undefined,
+    });
+    const skippable = (name: string): Delivery => ({
+      ...delivery(log, name),
+      skip: () => log.push(`skip ${name}`),
+    });
+    ledger.settle(skippable('copy'), { outcome: 'duplicate', dialect: 'behest', runId: 'r' });
+    ledger.settle(skippable('late'), { outcome: 'late', dialect: 'behest', runId: 'r' });
+    ledger.settle(delivery(log, 'plain'), { outcome: 'duplicate', dialect: 'behest', runId: 'r' });
+    ledger.settle(skippable('kept'), { outcome: 'accepted', dialect: 'behest', runId: 'r' });
+    expect(log).toEqual(['skip copy', 'skip late', 'ack plain']);
+    expect(ledger.acknowledged).toBe(3);
+    expect(ledger.pending).toBe(1);
+  });
+
   it('gives every run of one failed export the same redelivery delay, doubling per failed export', () => {
     const { ledger, log } = ledgerWithRuns(6);
     ledger.spansFailed(new Set(['t0', 't1', 't2']), new Error('503'));

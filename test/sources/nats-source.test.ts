@@ -1,9 +1,11 @@
 // The NATS JetStream source on the real server of this machine: a message redelivered to the
 // process that still holds its first delivery (its ack wait ran out while the process stalled,
-// or a former owner gave it back) is one message at the server. The copy is a duplicate here and
-// settled at once; only the first delivery, settled when its run is durable, may acknowledge it.
-// Found by the chaos test (seed 7616): a copy's acknowledgement acknowledged the message, the
-// partition then moved before the run was exported, and the run was never exported anywhere.
+// or a former owner gave it back) is one message at the server. The copy is a duplicate for the
+// bridge and is skipped (settled here only); the first delivery, settled when its run is durable,
+// acknowledges it. Found by the chaos test (seed 7616): the copy was acknowledged, which
+// acknowledged the message; the partition then moved before the run was exported, and the run
+// was never exported anywhere. A copy that did its own work (a router published it again) is
+// acknowledged as any delivery is.
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BrokerSource } from '../../src/sources/broker-source.js';
@@ -67,14 +69,14 @@ describe('NATS JetStream source: a message delivered twice to one holder', () =>
     return { read, info: () => natsConsumerInfo(stream, `bridge-${id}`) };
   }
 
-  it('a copy acknowledged while the first delivery is held leaves the message pending, for the next owner', async () => {
+  it('a copy skipped while the first delivery is held leaves the message pending, for the next owner', async () => {
     const { read, info } = await setUp(['{"n":1}']);
     const first = await read();
     // The first delivery, then its copy after the ack wait.
     await waitFor(() => first.deliveries.length >= 2, 10_000, 'the message redelivered');
     const [original, copy] = first.deliveries;
     expect(copy!.delivery.sequence).toBe(original!.delivery.sequence);
-    copy!.delivery.ack();
+    copy!.delivery.skip!();
     // The holder dies before the first delivery's run is durable.
     await first.close();
     readings.splice(readings.indexOf(first), 1);
@@ -91,15 +93,26 @@ describe('NATS JetStream source: a message delivered twice to one holder', () =>
     await waitFor(() => reading.deliveries.length >= 4, 10_000, 'both messages redelivered');
     const bySequence = (seq: number) =>
       reading.deliveries.filter((d) => d.delivery.sequence === seq).map((d) => d.delivery);
-    // Message 1: the copy settles first, then the first delivery. Message 2: the other way round.
+    // Message 1: the copy is skipped first, then the first delivery acknowledged. Message 2: the
+    // other way round.
     const [one, oneCopy] = bySequence(1);
     const [two, twoCopy] = bySequence(2);
-    oneCopy!.ack();
+    oneCopy!.skip!();
     one!.ack();
     two!.ack();
-    twoCopy!.ack();
+    twoCopy!.skip!();
     await reading.close();
     readings.splice(readings.indexOf(reading), 1);
     expect(await info()).toMatchObject({ numAckPending: 0, ackFloor: 2 });
+  });
+
+  it('a copy acknowledged acknowledges the message, its first delivery left unsettled (a router published it again)', async () => {
+    const { read, info } = await setUp(['{"n":1}']);
+    const reading = await read();
+    await waitFor(() => reading.deliveries.length >= 2, 10_000, 'the message redelivered');
+    reading.deliveries[1]!.delivery.ack();
+    await reading.close();
+    readings.splice(readings.indexOf(reading), 1);
+    expect(await info()).toMatchObject({ numAckPending: 0, ackFloor: 1 });
   });
 });
