@@ -217,6 +217,29 @@ describe.each([
     60_000,
   );
 
+  it('routers of two sources route at the same time, each source on a lease of its own', async () => {
+    const brokers = [makeBroker(), makeBroker()];
+    for (const broker of brokers) cleanups.push(() => broker.cleanup());
+    const lines = events();
+    // The same group name and consumer name on both: only the source tells their leases apart.
+    const routers = brokers.map((broker) => broker.create(broker.options(1)));
+    const runs = routers.map((r) => r.run());
+    cleanups.push(async () => {
+      for (const r of routers) r.stop();
+      await Promise.all(runs);
+    });
+    for (const broker of brokers) await broker.publish(lines);
+    await waitFor(
+      () => routers.every((r) => r.routed >= lines.length),
+      30_000,
+      'both sources routed',
+    );
+    for (const broker of brokers) {
+      const got = await broker.partitions();
+      expect([...got.values()].flat().sort()).toEqual([...lines].sort());
+    }
+  }, 60_000);
+
   it('route one at a time, and a router stopped on purpose hands over at once', async () => {
     const broker = makeBroker();
     cleanups.push(() => broker.cleanup());
