@@ -20,7 +20,7 @@ const LEASE_MILLIS = 1200;
 /** Faults made around a real lease store: each call either passes through or fails as set. */
 interface Faults {
   acquire: 'pass' | 'throw';
-  renew: 'pass' | 'refuse' | { readonly lateMillis: number };
+  renew: 'pass' | 'refuse' | 'throw' | { readonly lateMillis: number };
 }
 
 interface Router {
@@ -76,6 +76,7 @@ describe('the routing lease', () => {
         renew: async (p) => {
           const fault = faults.renew;
           if (fault === 'refuse') return false;
+          if (fault === 'throw') throw new Error('broker away');
           state.renewals += 1;
           const ok = await real.renew(p);
           if (typeof fault === 'object') await new Promise((r) => setTimeout(r, fault.lateMillis));
@@ -189,21 +190,42 @@ describe('the routing lease', () => {
     expect(a.reports).toEqual([`routing (epoch ${a.terms[0]!.epoch})`]);
   });
 
-  it('ends and fences its term when a renewal is refused, says so, and lets the next router take over', async () => {
-    const { router } = setUp();
-    const a = await router('a');
-    await waitFor(() => a.terms.length === 1, 10_000, 'a routing');
-    const b = await router('b');
-    a.faults.renew = 'refuse';
-    await waitFor(() => a.terms[0]!.ended.aborted, 10_000, "a's term ended");
-    const term = a.terms[0]!;
-    expect(term.mayAct()).toBe(false);
-    expect(term.readWindow()).toBeLessThanOrEqual(0);
-    expect(a.reports).toContain(`stopped routing (epoch ${term.epoch}): its lease was lost`);
-    await waitFor(() => b.terms.length === 1, 10_000, 'b routing');
-    // The router that lost its term waits a lease time before it asks again: b holds it.
-    expect(a.terms).toHaveLength(1);
-  });
+  it.each(['refuse', 'throw'] as const)(
+    'ends and fences its term at once when a renewal fails (%s), says so, lets the next router take over and takes the lease again later',
+    async (fault) => {
+      const { router } = setUp();
+      // Whether a's term may still act at the moment it is told to end: not once its lease is lost.
+      let mayActWhenEnded: boolean | undefined;
+      const a = await router(
+        'a',
+        (term) =>
+          new Promise((resolve) =>
+            term.ended.addEventListener('abort', () => {
+              mayActWhenEnded ??= term.mayAct();
+              resolve();
+            }),
+          ),
+      );
+      await waitFor(() => a.terms.length === 1, 10_000, 'a routing');
+      const b = await router('b');
+      a.faults.renew = fault;
+      await waitFor(() => a.terms[0]!.ended.aborted, 10_000, "a's term ended");
+      const term = a.terms[0]!;
+      expect(mayActWhenEnded).toBe(false);
+      expect(term.mayAct()).toBe(false);
+      expect(term.readWindow()).toBeLessThanOrEqual(0);
+      expect(a.reports).toContain(`stopped routing (epoch ${term.epoch}): its lease was lost`);
+      await waitFor(() => b.terms.length === 1, 10_000, 'b routing');
+      // The router that lost its term waits a lease time before it asks again: b holds it.
+      expect(a.terms).toHaveLength(1);
+      // Once b stops, a routes again.
+      a.faults.renew = 'pass';
+      b.stopping.abort();
+      await b.done;
+      await waitFor(() => a.terms.length === 2, 10_000, 'a routing again');
+      expect(a.terms[1]!.epoch).toBeGreaterThan(b.terms[0]!.epoch);
+    },
+  );
 
   it('ends and fences its term when a renewal is answered too late to keep the lease surely held', async () => {
     const { router } = setUp();
