@@ -35,6 +35,21 @@ interface Router {
   readonly done: Promise<void>;
 }
 
+/** A term's routing that ends when told to, noting whether the term could still act at that moment. */
+function mayActWhenEnded() {
+  const noted: { mayAct: boolean | undefined; route: (term: RoutingTerm) => Promise<void> } = {
+    mayAct: undefined,
+    route: (term) =>
+      new Promise((resolve) =>
+        term.ended.addEventListener('abort', () => {
+          noted.mayAct ??= term.mayAct();
+          resolve();
+        }),
+      ),
+  };
+  return noted;
+}
+
 describe('the routing lease', () => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
@@ -137,17 +152,8 @@ describe('the routing lease', () => {
   it('stands by while another router routes and says so once; a router stopped on purpose releases the lease', async () => {
     const { router, store } = setUp();
     // What a's term may do when it is told to end: publish and acknowledge the batch in hand.
-    let mayActWhenEnded: boolean | undefined;
-    const a = await router(
-      'a',
-      (term) =>
-        new Promise((resolve) =>
-          term.ended.addEventListener('abort', () => {
-            mayActWhenEnded = term.mayAct();
-            resolve();
-          }),
-        ),
-    );
+    const whenEnded = mayActWhenEnded();
+    const a = await router('a', whenEnded.route);
     await waitFor(() => a.terms.length === 1, 10_000, 'a routing');
     const b = await router('b');
     await waitFor(
@@ -169,7 +175,7 @@ describe('the routing lease', () => {
     await probe.release(0);
     // Stopped on purpose: a's term ended without fencing what it had in hand; once it settled
     // that, the term is over.
-    expect(mayActWhenEnded).toBe(true);
+    expect(whenEnded.mayAct).toBe(true);
     expect(a.terms[0]!.mayAct()).toBe(false);
     expect(a.reports).toEqual([`routing (epoch ${a.terms[0]!.epoch})`]);
     const c = await router('c');
@@ -195,23 +201,14 @@ describe('the routing lease', () => {
     async (fault) => {
       const { router } = setUp();
       // Whether a's term may still act at the moment it is told to end: not once its lease is lost.
-      let mayActWhenEnded: boolean | undefined;
-      const a = await router(
-        'a',
-        (term) =>
-          new Promise((resolve) =>
-            term.ended.addEventListener('abort', () => {
-              mayActWhenEnded ??= term.mayAct();
-              resolve();
-            }),
-          ),
-      );
+      const whenEnded = mayActWhenEnded();
+      const a = await router('a', whenEnded.route);
       await waitFor(() => a.terms.length === 1, 10_000, 'a routing');
       const b = await router('b');
       a.faults.renew = fault;
       await waitFor(() => a.terms[0]!.ended.aborted, 10_000, "a's term ended");
       const term = a.terms[0]!;
-      expect(mayActWhenEnded).toBe(false);
+      expect(whenEnded.mayAct).toBe(false);
       expect(term.mayAct()).toBe(false);
       expect(term.readWindow()).toBeLessThanOrEqual(0);
       expect(a.reports).toContain(`stopped routing (epoch ${term.epoch}): its lease was lost`);
