@@ -198,6 +198,7 @@ async function main(argv: readonly string[]): Promise<number> {
         (hooks) => broker.source(hooks, say(command.common.quiet)),
         command.consume,
         broker.checkpoints,
+        broker.routedMarks,
       );
     }
     case 'top': {

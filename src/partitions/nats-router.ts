@@ -7,12 +7,15 @@ import { partitionOfEvent } from './partition-of.js';
 import type { Router, RouterOptions } from './router.js';
 import { holdRouterLease } from './router-lease.js';
 import type { RoutingTerm } from './router-lease.js';
+import { markText, routedSubject } from './routed-marks.js';
 
 /**
  * Routes a JetStream subject to its partitions: each message is republished to
  * `<subject>.<p>` with `Nats-Msg-Id: <stream>:<sequence>` (the partition stream drops a second
  * copy within its duplicate window), and acknowledged on the source only after the partition
  * stream stored it.
+ *
+ * After each read to the end, once its copies are stored, it sends a drain mark (routed-marks.ts).
  *
  * One router routes at a time (the routing lease, in the bucket `<stream>_<durable>_routing`); others stand
  * by. Routing alone keeps every run's order: the router reads the durable consumer as an
@@ -27,6 +30,8 @@ export function createNatsRouter(options: RouterOptions): Router {
   /** One term: the durable consumer read in order, each message published then acknowledged. */
   const route = async (nc: NatsConnection, term: RoutingTerm) => {
     const js = jetstream(nc);
+    // Read to the end at this time, copies perhaps still being stored: marked once they are.
+    let drainedAt: number | undefined;
     const source = createNatsSource({
       url: options.url,
       stream: options.stream,
@@ -36,6 +41,7 @@ export function createNatsRouter(options: RouterOptions): Router {
       maxAckPending: 20_000,
       batchSize: options.batchSize,
       report: options.report,
+      drained: (at) => (drainedAt = at),
     });
     const inFlight = new Set<Promise<void>>();
     let failure: Error | undefined;
@@ -80,7 +86,14 @@ export function createNatsRouter(options: RouterOptions): Router {
             .finally(() => inFlight.delete(publishing));
           inFlight.add(publishing);
         },
-        () => term.mayAct() && failure === undefined && inFlight.size === 0,
+        () => {
+          if (!term.mayAct() || failure !== undefined || inFlight.size > 0) return false;
+          if (drainedAt !== undefined) {
+            nc.publish(routedSubject(options.source), markText(Date.now() - drainedAt));
+            drainedAt = undefined;
+          }
+          return true;
+        },
       );
       await Promise.all(inFlight);
     } finally {

@@ -6,6 +6,7 @@ import { createRedisLeaseStore } from './redis-lease-store.js';
 import type { Router, RouterOptions } from './router.js';
 import { holdRouterLease } from './router-lease.js';
 import type { RoutingTerm } from './router-lease.js';
+import { markText, routedChannel } from './routed-marks.js';
 
 // Republishes one entry and acknowledges it, atomically, at most once per source entry id: a
 // router that died between the two leaves a marker, so the entry, claimed again, is only acked.
@@ -24,6 +25,8 @@ interface Entry {
  * Routes a Redis stream to `<key>:<p>`: each entry's `event` is added to its partition and
  * acknowledged in one script, deduplicated by the source entry id (markers live ten times the
  * claim time).
+ *
+ * After each read to the end, once its entries are routed, it sends a drain mark (routed-marks.ts).
  *
  * One router routes at a time (the routing lease `<key>:<group>:routing:lease:0`); others stand
  * by. A term first claims everything pending in the group (a dead or paused router's entries, this
@@ -88,14 +91,24 @@ export function createRedisRouter(options: RouterOptions): Router {
       const window = Math.min(500, Math.floor(term.readWindow()) - 50);
       if (window <= 0) return;
       try {
+        const sentAt = Date.now();
         const reply = (await client.xReadGroup(
           options.group,
           options.consumer,
           { key: options.source, id: '>' },
           { COUNT: options.batchSize, BLOCK: window },
         )) as { messages: Entry[] }[] | null;
-        await routeAll(reply?.[0]?.messages ?? []);
+        const entries = reply?.[0]?.messages ?? [];
+        // A read that found entries returned at once, perhaps before newer ones came in while
+        // its reply was on its way: it read the stream to the end as of when it was sent. One
+        // that found nothing waited at the server until now.
+        const readAt = entries.length > 0 ? sentAt : Date.now();
+        await routeAll(entries);
         watch.ok();
+        // With room left, the read took everything there was: once its entries are routed, a
+        // drain mark says so (routed-marks.ts).
+        if (entries.length < options.batchSize)
+          await client.publish(routedChannel(options.source), markText(Date.now() - readAt));
       } catch (error) {
         if (error instanceof StaleTerm) return;
         // What was read and not routed stays pending: the term ends, and the next one claims it

@@ -46,6 +46,11 @@ export interface BridgeSink extends AgentOtelSink {
    * now: nothing held is applied by time for `millis`, and no run's grace period ends meanwhile.
    */
   holdFor(millis: number): void;
+  /**
+   * The time (the sink's clock) through which everything published upstream has reached this
+   * sink, asked at each tick: held events and grace periods count time only up to it.
+   */
+  readThrough(through: () => number): void;
   /** The runs in progress, oldest first, at most `limit` (`GET /runs`), and how many are open. */
   openRuns(limit: number): { readonly open: number; readonly runs: readonly OpenRun[] };
 }
@@ -306,6 +311,9 @@ export function createBridgeSink(
     },
     holdFor(millis) {
       safely(() => buffer.holdFor(millis));
+    },
+    readThrough(through) {
+      buffer.readThrough = () => safely(through) ?? Infinity;
     },
     dropRun(runId) {
       safely(() => {

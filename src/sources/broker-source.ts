@@ -95,6 +95,11 @@ export class ConnectionWatch {
     private readonly report: (message: string) => void,
   ) {}
 
+  /** How long the next `failed()` waits. */
+  get retryMillis(): number {
+    return this.backoffMillis;
+  }
+
   /** A read succeeded. */
   ok(): void {
     if (this.lostSince === undefined) return;

@@ -23,6 +23,11 @@ export interface NatsSourceOptions {
    * consumer with a client pulling from it now: each would see part of every run.
    */
   readonly refuseShared?: ((other: string) => string) | undefined;
+  /**
+   * Told after each pull that ended by its expiry with room left: every message stored before
+   * `at` (Date.now()) has been handed over. Not told after a failed pull, nor while recovering.
+   */
+  readonly drained?: (at: number) => void;
 }
 
 /** How long a pull waits at the server for messages before it ends empty. */
@@ -168,7 +173,14 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
        * messages for this consumer than were handed over here, wait out the ack wait: the server
        * redelivers ahead of newer messages, and every run stays in order.
        */
+      const lostInFlightMillis =
+        FAILED_PULL_EXPIRY_MILLIS +
+        options.ackWaitMillis +
+        REDELIVERY_DUE_MARGIN_MILLIS +
+        LOST_IN_FLIGHT_MARGIN_MILLIS;
       const awaitLostInFlight = async () => {
+        // Held from now, not from the failure: the retries' waits came between.
+        holdFor(lostInFlightMillis);
         await pause(FAILED_PULL_EXPIRY_MILLIS, stopping.signal);
         const info = await jsm.consumers.info(options.stream, options.durable);
         const lost = info.num_ack_pending - held.size;
@@ -236,23 +248,24 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
             max_messages: options.batchSize,
             expires: PULL_EXPIRES_MILLIS,
           });
+          let handed = 0;
           for await (const message of batch) {
             watch.ok();
+            handed += 1;
             onMessage(message.string(), toDelivery(message));
           }
+          // A pull with room left stays open at the server until it expires, taking what is
+          // stored meanwhile: it ended having read the stream to the end.
+          if (handed < options.batchSize) options.drained?.(Date.now());
         } catch (error) {
           // The server restarted, the connection dropped or heartbeats were missed: the client
           // reconnects by itself, and the durable consumer resumes where its acknowledgements
           // left it, once what was lost in flight is back.
           pullFailed = true;
           // What the server sent into the failed pull comes back after its expiry and the ack
-          // wait (awaitLostInFlight): newer events of its runs, already here, wait for it.
-          holdFor(
-            FAILED_PULL_EXPIRY_MILLIS +
-              options.ackWaitMillis +
-              REDELIVERY_DUE_MARGIN_MILLIS +
-              LOST_IN_FLIGHT_MARGIN_MILLIS,
-          );
+          // wait (awaitLostInFlight): newer events of its runs, already here, wait for it, through
+          // the retry's wait too.
+          holdFor(watch.retryMillis + lostInFlightMillis);
           await watch.failed(error, stopping.signal);
         }
       }

@@ -12,6 +12,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createNatsRouter } from '../../src/partitions/nats-router.js';
 import { partitionOf } from '../../src/partitions/partition-of.js';
 import { createRedisRouter } from '../../src/partitions/redis-router.js';
+import {
+  MARK_TRANSIT_MILLIS,
+  markAge,
+  routedChannel,
+  routedSubject,
+} from '../../src/partitions/routed-marks.js';
 import type { Router, RouterOptions } from '../../src/partitions/router.js';
 import { NATS_URL, REDIS_URL } from '../helpers/brokers.js';
 import { waitFor } from '../helpers/wire-spans.js';
@@ -54,6 +60,8 @@ interface Broker {
   partitions(): Promise<Map<number, string[]>>;
   /** Source messages not yet acknowledged. */
   unacknowledged(): Promise<number>;
+  /** Hears the routers' drain marks until what it resolves to is called. */
+  listen(onMark: (text: string) => void): Promise<() => Promise<void>>;
   cleanup(): Promise<void>;
 }
 
@@ -110,6 +118,12 @@ function natsBroker(): Broker {
       await nc.drain();
       return info === undefined ? -1 : info.num_ack_pending + info.num_pending;
     },
+    async listen(onMark) {
+      const nc = await connect({ servers: NATS_URL });
+      nc.subscribe(routedSubject(subject), { callback: (_e, m) => onMark(m.string()) });
+      await nc.flush();
+      return () => nc.drain();
+    },
     async cleanup() {
       const nc = await connect({ servers: NATS_URL });
       const jsm = await jetstreamManager(nc);
@@ -159,6 +173,14 @@ function redisBroker(): Broker {
       const groups = await client.xInfoGroups(key).catch(() => []);
       const g = groups.find((x) => x.name === 'routers');
       return g === undefined ? -1 : Number(g.pending) + Number(g.lag ?? 0);
+    },
+    async listen(onMark) {
+      const subscriber = createClient({ url: REDIS_URL });
+      await subscriber.connect();
+      await subscriber.subscribe(routedChannel(key), onMark);
+      return async () => {
+        await subscriber.quit();
+      };
     },
     async cleanup() {
       await ready;
@@ -216,6 +238,43 @@ describe.each([
     },
     60_000,
   );
+
+  it('a router marks its source read to the end only once every copy read by then is stored', async () => {
+    const broker = makeBroker();
+    cleanups.push(() => broker.cleanup());
+    const lines = events();
+    const router = broker.create(broker.options(1));
+    const running = router.run();
+    cleanups.push(async () => {
+      router.stop();
+      await running;
+    });
+    // Each mark, as an instance hears it: when the router had read to the end (its way here
+    // taken off, as an instance does), and what it had routed.
+    const marks: { drainedAt: number; routed: number }[] = [];
+    const stopListening = await broker.listen((text) =>
+      marks.push({
+        drainedAt: Date.now() - markAge(text)! - MARK_TRANSIT_MILLIS,
+        routed: router.routed,
+      }),
+    );
+    cleanups.push(stopListening);
+    await broker.publish(lines.slice(0, 60));
+    const firstPublished = Date.now();
+    await broker.publish(lines.slice(60));
+    const allPublished = Date.now();
+    await waitFor(
+      () => marks.some((m) => m.drainedAt > allPublished),
+      15_000,
+      'a mark after everything was published',
+    );
+    // A mark that says the source was read to the end after a line was published comes after
+    // that line was routed (stored in its partition, acknowledged).
+    for (const mark of marks) {
+      if (mark.drainedAt > allPublished) expect(mark.routed).toBe(lines.length);
+      else if (mark.drainedAt > firstPublished) expect(mark.routed).toBeGreaterThanOrEqual(60);
+    }
+  }, 60_000);
 
   it('routers of two sources route at the same time, each source on a lease of its own', async () => {
     const brokers = [makeBroker(), makeBroker()];

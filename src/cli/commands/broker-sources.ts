@@ -3,6 +3,7 @@
 // with what to install.
 import type { CheckpointStore } from '../../checkpoints/checkpoint-store.js';
 import { importWithFeature } from '../../optional-packages.js';
+import type { ListenForMarks } from '../../partitions/routed-marks.js';
 import type { BrokerSource } from '../../sources/broker-source.js';
 import type { Command } from '../command.js';
 import type { ConsumerHooks } from './consume.js';
@@ -12,6 +13,8 @@ export interface Broker {
   readonly source: (hooks: ConsumerHooks, report: (message: string) => void) => BrokerSource;
   /** Where the command keeps its runs' checkpoints. */
   readonly checkpoints: () => Promise<CheckpointStore>;
+  /** With `--partitions`: the routers' drain marks. */
+  readonly routedMarks: ListenForMarks | undefined;
 }
 
 /** The command's broker, its client loaded (a usage error naming the packages when missing). */
@@ -19,21 +22,23 @@ export async function loadBroker(
   command: Extract<Command, { name: 'nats' | 'redis' }>,
 ): Promise<Broker> {
   if (command.name === 'nats') {
-    const { natsCheckpointStore, natsSource } = await importWithFeature(
+    const { natsCheckpointStore, natsRoutedMarks, natsSource } = await importWithFeature(
       'nats',
       () => import('./nats-broker.js'),
     );
     return {
       source: (hooks, report) => natsSource(command, hooks, report),
       checkpoints: natsCheckpointStore(command),
+      routedMarks: natsRoutedMarks(command),
     };
   }
-  const { redisCheckpointStore, redisSource } = await importWithFeature(
+  const { redisCheckpointStore, redisRoutedMarks, redisSource } = await importWithFeature(
     'redis',
     () => import('./redis-broker.js'),
   );
   return {
     source: (hooks, report) => redisSource(command, hooks, report),
     checkpoints: redisCheckpointStore(command),
+    routedMarks: redisRoutedMarks(command),
   };
 }

@@ -7,6 +7,8 @@ import type { BrokerSource } from '../../sources/broker-source.js';
 import { DeliveryLedger } from '../../sources/delivery-ledger.js';
 import { startStatusServer } from '../../sources/status-server.js';
 import { partitionOf } from '../../partitions/partition-of.js';
+import { ROUTER_SILENCE_MILLIS, RoutedClock } from '../../partitions/routed-marks.js';
+import type { ListenForMarks } from '../../partitions/routed-marks.js';
 import { startTelemetry } from '../../telemetry/index.js';
 import { describeTraceDestination } from '../../telemetry/index.js';
 import { commandSinkOptions, createCommandSink } from '../command-sink.js';
@@ -52,6 +54,7 @@ export async function runConsumer(
   makeSource: (hooks: ConsumerHooks) => BrokerSource,
   options: ConsumeOptions,
   checkpointStore?: () => Promise<CheckpointStore>,
+  routedMarks?: ListenForMarks,
 ): Promise<number> {
   const say = (line: string) => {
     if (!common.quiet) io.stderr.write(`${line}\n`);
@@ -122,6 +125,22 @@ export async function runConsumer(
   // A source waiting for its stream to be created stops waiting when asked to stop.
   void stopped.then(() => source.stop());
   await source.open();
+  // Behind routers: reorder windows and grace periods count time only as far as they routed.
+  let stopListening: (() => Promise<void>) | undefined;
+  if (routedMarks !== undefined) {
+    const routed = new RoutedClock({
+      silenceMillis: ROUTER_SILENCE_MILLIS,
+      now: clock,
+      report: say,
+    });
+    stopListening = await routedMarks((text) => routed.heard(text)).catch((error: unknown) => {
+      say(
+        `cannot hear the routers' drain marks (${error instanceof Error ? error.message : String(error)}); reorder windows run on this instance's clock`,
+      );
+      return undefined;
+    });
+    if (stopListening !== undefined) sink.readThrough(() => routed.through());
+  }
   if (options.checkpointEvery > 0 && checkpointStore !== undefined) {
     const config = resolveConfig(commandSinkOptions(io.env, common));
     checkpoints = new RunCheckpoints({
@@ -225,6 +244,7 @@ export async function runConsumer(
   await sink.shutdown({ endOpenRuns: options.endOpenRunsOnShutdown });
   await telemetry.shutdown();
   await source.close();
+  await stopListening?.();
   await checkpoints?.close();
   await status?.close();
   clearTimeout(deadline);

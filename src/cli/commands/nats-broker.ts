@@ -4,6 +4,8 @@ import type { CheckpointStore } from '../../checkpoints/checkpoint-store.js';
 import { createNatsCheckpointStore } from '../../checkpoints/nats-checkpoint-store.js';
 import { createNatsLeaseStore } from '../../partitions/nats-lease-store.js';
 import { createPartitionedSource } from '../../partitions/partitioned-source.js';
+import { routedSubject } from '../../partitions/routed-marks.js';
+import type { ListenForMarks } from '../../partitions/routed-marks.js';
 import type { BrokerSource } from '../../sources/broker-source.js';
 import { connectNats } from '../../sources/nats-connection.js';
 import { createNatsSource } from '../../sources/nats-source.js';
@@ -62,6 +64,21 @@ export function natsSource(
     report,
     meter: hooks.meter,
   });
+}
+
+/** With `--partitions`: the routers' drain marks, on their own connection. */
+export function natsRoutedMarks(command: NatsCommand): ListenForMarks | undefined {
+  if (command.partitions === undefined) return undefined;
+  const { url, subject } = command.nats;
+  return async (onMark) => {
+    const nc = await connectNats(url);
+    nc.subscribe(routedSubject(subject), {
+      callback: (error, message) => {
+        if (error === null) onMark(message.string());
+      },
+    });
+    return () => nc.drain().catch(() => undefined);
+  };
 }
 
 /** The JetStream KV bucket `<durable>-runs`, where a `nats` command keeps its runs' checkpoints. */

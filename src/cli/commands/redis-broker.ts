@@ -4,7 +4,10 @@ import type { CheckpointStore } from '../../checkpoints/checkpoint-store.js';
 import { createRedisCheckpointStore } from '../../checkpoints/redis-checkpoint-store.js';
 import { createPartitionedSource } from '../../partitions/partitioned-source.js';
 import { createRedisLeaseStore } from '../../partitions/redis-lease-store.js';
+import { routedChannel } from '../../partitions/routed-marks.js';
+import type { ListenForMarks } from '../../partitions/routed-marks.js';
 import type { BrokerSource } from '../../sources/broker-source.js';
+import { connectRedis } from '../../sources/redis-connection.js';
 import { createRedisSource } from '../../sources/redis-source.js';
 import type { Command } from '../command.js';
 import { CHECKPOINT_TTL_MILLIS, sharedConsumerMessage } from './broker-policy.js';
@@ -66,6 +69,20 @@ export function redisSource(
     report,
     meter: hooks.meter,
   });
+}
+
+/** With `--partitions`: the routers' drain marks, on their own connection. */
+export function redisRoutedMarks(command: RedisCommand): ListenForMarks | undefined {
+  if (command.partitions === undefined) return undefined;
+  const { url, stream } = command.redis;
+  return async (onMark) => {
+    const client = await connectRedis(url);
+    await client.subscribe(routedChannel(stream), onMark);
+    return async () => {
+      client.destroy();
+      await Promise.resolve();
+    };
+  };
 }
 
 /** Redis keys `<stream>:<group>:run:<scope>:<run>`, where a `redis` command keeps checkpoints. */

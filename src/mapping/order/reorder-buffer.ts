@@ -62,6 +62,11 @@ export class ReorderBuffer {
   private heldCount = 0;
   /** Until when nothing is applied by time (see `holdFor`). */
   private heldUntil = -Infinity;
+  /**
+   * The time through which everything published upstream has reached this bridge (a router's
+   * drain marks): held events and grace periods count time only up to it. Infinity: the clock's.
+   */
+  readThrough: () => number = () => Infinity;
 
   constructor(
     private readonly tracker: RunTracker,
@@ -175,8 +180,9 @@ export class ReorderBuffer {
 
   /** Applies what has been held long enough and ends runs whose grace period passed. */
   tick(): void {
-    const now = this.options.now();
-    if (now < this.heldUntil) return;
+    const clock = this.options.now();
+    if (clock < this.heldUntil) return;
+    const now = Math.min(clock, this.readThrough());
     this.applyHeldSince(now - this.options.holdMillis);
     this.closeDue(now);
   }

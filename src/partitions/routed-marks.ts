@@ -1,0 +1,93 @@
+// A router's drain marks. Events a runtime displaced reach their partition in the source's order,
+// but the time between them there is the router's: a router that pauses, dies or fails a read
+// between a run's later event and its earlier one leaves a gap that an instance's reorder window,
+// counted on the instance's clock, could mistake for the end of the displacement (the later event
+// applied, the earlier one late). So a router says, each time it has read its source to the end and
+// stored every copy, how long ago it had read to the end; an instance behind routers counts its
+// reorder window and grace periods only up to the last time it heard of (see ReorderBuffer).
+//
+// Marks are not stored (core NATS, Redis pub/sub): an instance that hears none — no router, or
+// every router silent for longer than a router's failover can take — keeps its own clock.
+
+/** Where a NATS router of `subject` sends its marks (outside `<subject>.*` and `<subject>.>`). */
+export function routedSubject(subject: string): string {
+  return `agent_otel_bridge.routed.${subject}`;
+}
+
+/** Where a Redis router of the stream `key` sends its marks. */
+export function routedChannel(key: string): string {
+  return `${key}:routed`;
+}
+
+/** A mark: the router had read its source to the end and stored every copy `millisAgo` ago. */
+export function markText(millisAgo: number): string {
+  return JSON.stringify({ drained_ms_ago: Math.max(0, Math.round(millisAgo)) });
+}
+
+/** A mark's age, or undefined for text that is not a mark. */
+export function markAge(text: string): number | undefined {
+  try {
+    const age = (JSON.parse(text) as { drained_ms_ago?: unknown }).drained_ms_ago;
+    return typeof age === 'number' && Number.isFinite(age) && age >= 0 ? age : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Subscribes to a router's marks; resolves to what unsubscribes. */
+export type ListenForMarks = (onMark: (text: string) => void) => Promise<() => Promise<void>>;
+
+/**
+ * Time taken off a mark for its way here and for the copies it covers to be read here: a copy
+ * stored before the mark was sent is read by an instance's open pull within this.
+ */
+export const MARK_TRANSIT_MILLIS = 100;
+
+/**
+ * How long an instance waits for a router's mark before its windows run on its own clock again:
+ * longer than a router's failover takes with the default lease (10 s) and ack wait (30 s).
+ */
+export const ROUTER_SILENCE_MILLIS = 60_000;
+
+/**
+ * What an instance knows of its routers: the time (its own clock, ms) through which everything the
+ * runtime published has been routed, or Infinity when it hears no router (none yet, or none for
+ * `silenceMillis`: the window then runs on the instance's clock, as without routers).
+ */
+export class RoutedClock {
+  private heardAt: number | undefined;
+  private drainedAt = -Infinity;
+  private silent = false;
+
+  constructor(
+    private readonly options: {
+      readonly silenceMillis: number;
+      readonly now: () => number;
+      readonly report: (message: string) => void;
+    },
+  ) {}
+
+  heard(text: string): void {
+    const age = markAge(text);
+    if (age === undefined) return;
+    const now = this.options.now();
+    if (this.silent) {
+      this.silent = false;
+      this.options.report('a router is routing again; reorder windows follow its marks');
+    }
+    this.heardAt = now;
+    this.drainedAt = Math.max(this.drainedAt, now - age - MARK_TRANSIT_MILLIS);
+  }
+
+  through(): number {
+    if (this.heardAt === undefined) return Infinity;
+    if (this.options.now() - this.heardAt <= this.options.silenceMillis) return this.drainedAt;
+    if (!this.silent) {
+      this.silent = true;
+      this.options.report(
+        `no router heard for ${(this.options.silenceMillis / 1000).toFixed(0)} s; reorder windows run on this instance's clock until one is`,
+      );
+    }
+    return Infinity;
+  }
+}

@@ -1,0 +1,51 @@
+// What an instance makes of its routers' drain marks: nothing until it hears one (an instance
+// without routers keeps its own clock), then the time the router had read its source to the end,
+// its way here taken off; its own clock again once no router was heard for the silence time, and
+// the marks again when one is. Text that is not a mark changes nothing.
+import { describe, expect, it } from 'vitest';
+import {
+  MARK_TRANSIT_MILLIS,
+  markAge,
+  markText,
+  RoutedClock,
+} from '../../src/partitions/routed-marks.js';
+
+describe('routed clock', () => {
+  it('follows the marks while a router is heard, and the own clock before and after', () => {
+    let now = 10_000;
+    const reports: string[] = [];
+    const clock = new RoutedClock({
+      silenceMillis: 5_000,
+      now: () => now,
+      report: (m) => reports.push(m),
+    });
+    expect(clock.through()).toBe(Infinity);
+    clock.heard('{"not":"a mark"}');
+    clock.heard('garbage');
+    clock.heard(JSON.stringify({ drained_ms_ago: -5 }));
+    expect(clock.through()).toBe(Infinity);
+    clock.heard(markText(40));
+    expect(clock.through()).toBe(10_000 - 40 - MARK_TRANSIT_MILLIS);
+    // An older mark arriving late never moves it back.
+    now += 200;
+    clock.heard(markText(900));
+    expect(clock.through()).toBe(10_000 - 40 - MARK_TRANSIT_MILLIS);
+    now += 5_000;
+    expect(clock.through()).toBe(10_000 - 40 - MARK_TRANSIT_MILLIS);
+    now += 1;
+    expect(clock.through()).toBe(Infinity);
+    expect(clock.through()).toBe(Infinity);
+    expect(reports).toEqual([expect.stringContaining('no router heard for 5 s')]);
+    clock.heard(markText(0));
+    expect(clock.through()).toBe(now - MARK_TRANSIT_MILLIS);
+    expect(reports).toHaveLength(2);
+    expect(reports[1]).toContain('routing again');
+  });
+
+  it('reads back the age it wrote, rounded and never negative', () => {
+    expect(markAge(markText(12.4))).toBe(12);
+    expect(markAge(markText(-3))).toBe(0);
+    expect(markAge('{"drained_ms_ago":"1"}')).toBeUndefined();
+    expect(markAge('null')).toBeUndefined();
+  });
+});
