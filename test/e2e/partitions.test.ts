@@ -177,6 +177,20 @@ describe.each([
       );
       throw error;
     });
-    for (const cli of processes) if (cli !== victim) await cli.stop('SIGTERM');
+    // Each process left ends on SIGTERM, within its grace time (10 s) and a margin.
+    for (const [i, cli] of processes.entries()) {
+      if (cli === victim) continue;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        cli.stop('SIGTERM'),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(new Error(`process ${i} still running 15 s after SIGTERM:\n${cli.stderr()}`)),
+            15_000,
+          );
+        }),
+      ]).finally(() => clearTimeout(timer));
+    }
   }, 240_000);
 });
