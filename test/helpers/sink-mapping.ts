@@ -7,6 +7,7 @@ import {
   SimpleSpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
+import { resolveConfig } from '../../src/config.js';
 import type { ResolvedConfig } from '../../src/config.js';
 import { AgentRunIdGenerator } from '../../src/mapping/id-generator.js';
 import { createSinkMapping } from '../../src/sink/sink-mapping.js';
@@ -27,4 +28,27 @@ export function createTestMapping(config: ResolvedConfig): TestMapping {
   const reader = new ManualReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
   return { ...createSinkMapping(config, tracerProvider, meterProvider, diag), exporter, reader };
+}
+
+/** Every span exported so far, as name, times and attributes, sorted: runs compared whole. */
+export function exportedSpans(exporter: InMemorySpanExporter): string[] {
+  return exporter
+    .getFinishedSpans()
+    .map(
+      (s) =>
+        `${s.name} ${s.startTime.join('.')} ${s.endTime.join('.')} ${JSON.stringify(s.attributes)}`,
+    )
+    .sort();
+}
+
+/** A mapping whose reorder window and grace period are both `windowMillis`, on the clock `now`. */
+export function createWindowedMapping(windowMillis: number, now: () => number): TestMapping {
+  return createTestMapping(
+    resolveConfig({
+      env: {},
+      reorderWindowMillis: windowMillis,
+      lateGraceMillis: windowMillis,
+      now,
+    }),
+  );
 }

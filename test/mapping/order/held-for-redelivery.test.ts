@@ -6,12 +6,11 @@
 // spans are those of a run read in order; without it, the same arrivals leave events late.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../../src/config.js';
 import { parseLine } from '../../../src/dialects/detect.js';
 import type { AgentEvent } from '../../../src/events/agent-event.js';
 import type { TrackOutcome } from '../../../src/mapping/run-tracker.js';
 import { RUN_A, toolRun } from '../../helpers/behest-lines.js';
-import { createTestMapping } from '../../helpers/sink-mapping.js';
+import { createWindowedMapping, exportedSpans } from '../../helpers/sink-mapping.js';
 
 const events: AgentEvent[] = toolRun(RUN_A).map((line) => {
   const { result } = parseLine(line, 'behest');
@@ -32,14 +31,7 @@ interface Fed {
  */
 function feed(lost: ReadonlySet<number>, delay: number, tickEvery: number, hold: boolean): Fed {
   let clock = 1_000_000;
-  const { buffer, exporter } = createTestMapping(
-    resolveConfig({
-      env: {},
-      reorderWindowMillis: WINDOW,
-      lateGraceMillis: WINDOW,
-      now: () => clock,
-    }),
-  );
+  const { buffer, exporter } = createWindowedMapping(WINDOW, () => clock);
   const outcomes: TrackOutcome[] = [];
   const settler = { settled: (i: number, o: TrackOutcome) => (outcomes[i] = o) };
   let nextTick = clock + tickEvery;
@@ -67,13 +59,7 @@ function feed(lost: ReadonlySet<number>, delay: number, tickEvery: number, hold:
   advance(clock + 10 * WINDOW);
   return {
     outcomes,
-    spans: exporter
-      .getFinishedSpans()
-      .map(
-        (s) =>
-          `${s.name} ${s.startTime.join('.')} ${s.endTime.join('.')} ${JSON.stringify(s.attributes)}`,
-      )
-      .sort(),
+    spans: exportedSpans(exporter),
   };
 }
 

@@ -7,13 +7,12 @@
 // events late.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../../src/config.js';
 import { parseLine } from '../../../src/dialects/detect.js';
 import type { AgentEvent } from '../../../src/events/agent-event.js';
 import type { TrackOutcome } from '../../../src/mapping/run-tracker.js';
 import { markText, RoutedClock } from '../../../src/partitions/routed-marks.js';
 import { RUN_A, toolRun } from '../../helpers/behest-lines.js';
-import { createTestMapping } from '../../helpers/sink-mapping.js';
+import { createWindowedMapping, exportedSpans } from '../../helpers/sink-mapping.js';
 
 const events: AgentEvent[] = toolRun(RUN_A).map((line) => {
   const { result } = parseLine(line, 'behest');
@@ -46,14 +45,7 @@ interface Fed {
 function feed(schedule: Schedule, marks: boolean): Fed {
   let clock = 1_000_000;
   const start = clock;
-  const { buffer, exporter } = createTestMapping(
-    resolveConfig({
-      env: {},
-      reorderWindowMillis: WINDOW,
-      lateGraceMillis: WINDOW,
-      now: () => clock,
-    }),
-  );
+  const { buffer, exporter } = createWindowedMapping(WINDOW, () => clock);
   const routed = new RoutedClock({
     silenceMillis: 60_000,
     now: () => clock,
@@ -98,13 +90,7 @@ function feed(schedule: Schedule, marks: boolean): Fed {
   }
   return {
     outcomes,
-    spans: exporter
-      .getFinishedSpans()
-      .map(
-        (s) =>
-          `${s.name} ${s.startTime.join('.')} ${s.endTime.join('.')} ${JSON.stringify(s.attributes)}`,
-      )
-      .sort(),
+    spans: exportedSpans(exporter),
   };
 }
 
