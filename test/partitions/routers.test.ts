@@ -344,3 +344,79 @@ describe.each([
       expect(got.get(p) ?? [], `partition ${p}`).toEqual(want.get(p) ?? []);
   }, 60_000);
 });
+
+describe('what a router leaves in each broker', () => {
+  it('a NATS copy carries the source message as its Nats-Msg-Id, so the partition stream keeps one copy of it', async () => {
+    const broker = natsBroker();
+    const options = broker.options(1);
+    const partsStream = options.stream.replace('AOB_ROUTE_', 'AOB_ROUTED_');
+    const router = createNatsRouter(options);
+    const running = router.run();
+    try {
+      const lines = events();
+      await broker.publish(lines);
+      await waitFor(() => router.routed >= lines.length, 30_000, 'every event routed');
+      const nc = await connect({ servers: NATS_URL });
+      try {
+        const jsm = await jetstreamManager(nc);
+        const ids: string[] = [];
+        for (let seq = 1; seq <= lines.length; seq += 1) {
+          const copy = await jsm.streams.getMessage(partsStream, { seq });
+          // The source stream holds the lines in the order published: line k at sequence k + 1.
+          expect(copy?.header.get('Nats-Msg-Id')).toBe(
+            `${options.stream}:${lines.indexOf(copy!.string()) + 1}`,
+          );
+          ids.push(copy!.header.get('Nats-Msg-Id'));
+        }
+        expect(new Set(ids).size).toBe(lines.length);
+        // A second copy of a routed message (a router that died after storing it, before
+        // acknowledging it) is dropped by the partition stream.
+        const again = await jetstream(nc).publish(`${options.source}.0`, 'again', {
+          msgID: ids[0]!,
+        });
+        expect(again.duplicate).toBe(true);
+        expect((await jsm.streams.info(partsStream)).state.messages).toBe(lines.length);
+      } finally {
+        await nc.drain();
+      }
+    } finally {
+      router.stop();
+      await running;
+      await broker.cleanup();
+    }
+  }, 60_000);
+
+  it('a Redis entry without the event field stays pending in the source, said once, and the rest is routed', async () => {
+    const broker = redisBroker();
+    const options = broker.options(1);
+    const reports: string[] = [];
+    const router = createRedisRouter({ ...options, report: (m) => reports.push(m) });
+    const running = router.run();
+    const client = createClient({ url: REDIS_URL });
+    await client.connect();
+    try {
+      const lines = events();
+      await broker.publish(lines.slice(0, 10));
+      const odd = await client.xAdd(options.source, '*', { note: 'no event here' });
+      await broker.publish(lines.slice(10));
+      await waitFor(() => router.routed >= lines.length, 30_000, 'every event routed');
+      await waitFor(
+        async () => (await broker.unacknowledged()) === 1,
+        15_000,
+        'all acknowledged but the entry without the field',
+      );
+      const pending = await client.xPendingRange(options.source, options.group, '-', '+', 10);
+      expect(pending.map((p) => p.id)).toEqual([odd]);
+      expect(
+        reports.filter((m) => m.includes(`entry ${odd} of ${options.source} has no field "event"`)),
+      ).toHaveLength(1);
+      const got = await broker.partitions();
+      expect([...got.values()].flat().sort()).toEqual([...lines].sort());
+    } finally {
+      router.stop();
+      await running;
+      await client.quit();
+      await broker.cleanup();
+    }
+  }, 60_000);
+});
