@@ -44,6 +44,7 @@ export function routeCommand(
     name: 'route',
     broker,
     common,
+    graceMillis: int('grace-ms', 10_000),
     router: {
       url: text(values, 'url') ?? DEFAULT_URL[broker],
       stream,

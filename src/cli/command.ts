@@ -130,6 +130,8 @@ export type Command =
       readonly name: 'route';
       readonly broker: 'nats' | 'redis';
       readonly router: RouterOptions;
+      /** Longest the shutdown may take after SIGINT/SIGTERM. */
+      readonly graceMillis: number;
       readonly common: CommonOptions;
     }
   | { readonly name: 'serve'; readonly serve: ServeOptions; readonly common: CommonOptions }

@@ -40,7 +40,7 @@ Options:
                         without it is said, counted and left pending for inspection, never acknowledged
   --consumer NAME       redis: consumer name, keep it stable across restarts (default the host name)
   --claim-idle-ms N     redis: claim other consumers' entries idle this long at start (default 60000)
-  --grace-ms N          nats/redis, serve, following ingest: longest graceful shutdown after SIGINT/SIGTERM,
+  --grace-ms N          nats/redis, route, serve, following ingest: longest graceful shutdown after SIGINT/SIGTERM,
                         then exit 3 (default 10000); crabtalk: longest final export (default 5000)
   --partitions P        route: partitions to republish to; nats/redis: consume the partitions this
                         instance holds leases on (<subject>.<p>, <key>:<p>), shared with other instances
@@ -174,6 +174,7 @@ export const COMMAND_OPTIONS = {
     'claim-idle-ms',
     'partitions',
     'lease-ms',
+    'grace-ms',
     'quiet',
   ],
   serve: [

@@ -7,7 +7,7 @@ import { partitionOfEvent } from './partition-of.js';
 import type { Router, RouterOptions } from './router.js';
 import { holdRouterLease } from './router-lease.js';
 import type { RoutingTerm } from './router-lease.js';
-import { markText, routedSubject } from './routed-marks.js';
+import { BEHIND_MARK, BEHIND_MARK_EVERY_MILLIS, markText, routedSubject } from './routed-marks.js';
 
 /**
  * Routes a JetStream subject to its partitions: each message is republished to
@@ -15,7 +15,8 @@ import { markText, routedSubject } from './routed-marks.js';
  * copy within its duplicate window), and acknowledged on the source only after the partition
  * stream stored it.
  *
- * After each read to the end, once its copies are stored, it sends a drain mark (routed-marks.ts).
+ * After each read to the end, once its copies are stored, it sends a drain mark; at the start of a
+ * term and while it reads full pulls (a backlog), a behind mark (routed-marks.ts).
  *
  * One router routes at a time (the routing lease, in the bucket `<stream>_<durable>_routing`); others stand
  * by. Routing alone keeps every run's order: the router reads the durable consumer as an
@@ -32,6 +33,13 @@ export function createNatsRouter(options: RouterOptions): Router {
     const js = jetstream(nc);
     // Read to the end at this time, copies perhaps still being stored: marked once they are.
     let drainedAt: number | undefined;
+    // Read full, copies perhaps still being stored: a behind mark once they are (at most so often).
+    let behind = false;
+    let behindMarkedAt = 0;
+    const markBehind = () => {
+      behindMarkedAt = Date.now();
+      nc.publish(routedSubject(options.source), BEHIND_MARK);
+    };
     const source = createNatsSource({
       url: options.url,
       stream: options.stream,
@@ -42,12 +50,15 @@ export function createNatsRouter(options: RouterOptions): Router {
       batchSize: options.batchSize,
       report: options.report,
       drained: (at) => (drainedAt = at),
+      behind: () => (behind = true),
     });
     const inFlight = new Set<Promise<void>>();
     let failure: Error | undefined;
     const stop = () => source.stop();
     term.ended.addEventListener('abort', stop, { once: true });
     try {
+      // Instances hold their windows from here until this term reads to the end.
+      markBehind();
       await source.open();
       if (term.ended.aborted) return;
       await source.run(
@@ -91,7 +102,9 @@ export function createNatsRouter(options: RouterOptions): Router {
           if (drainedAt !== undefined) {
             nc.publish(routedSubject(options.source), markText(Date.now() - drainedAt));
             drainedAt = undefined;
-          }
+          } else if (behind && Date.now() - behindMarkedAt >= BEHIND_MARK_EVERY_MILLIS)
+            markBehind();
+          behind = false;
           return true;
         },
       );

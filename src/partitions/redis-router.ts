@@ -6,7 +6,7 @@ import { createRedisLeaseStore } from './redis-lease-store.js';
 import type { Router, RouterOptions } from './router.js';
 import { holdRouterLease } from './router-lease.js';
 import type { RoutingTerm } from './router-lease.js';
-import { markText, routedChannel } from './routed-marks.js';
+import { BEHIND_MARK, BEHIND_MARK_EVERY_MILLIS, markText, routedChannel } from './routed-marks.js';
 
 // Republishes one entry and acknowledges it, atomically, at most once per source entry id: a
 // router that died between the two leaves a marker, so the entry, claimed again, is only acked.
@@ -26,7 +26,8 @@ interface Entry {
  * acknowledged in one script, deduplicated by the source entry id (markers live ten times the
  * claim time).
  *
- * After each read to the end, once its entries are routed, it sends a drain mark (routed-marks.ts).
+ * After each read to the end, once its entries are routed, it sends a drain mark; at the start of a
+ * term and while it reads full batches (a backlog), a behind mark (routed-marks.ts).
  *
  * One router routes at a time (the routing lease `<key>:<group>:routing:lease:0`); others stand
  * by. A term first claims everything pending in the group (a dead or paused router's entries, this
@@ -70,6 +71,10 @@ export function createRedisRouter(options: RouterOptions): Router {
     // Sent in order over one connection, so the copies are added in entry order.
     const routeAll = (entries: readonly Entry[]) => Promise.all(entries.map(route));
     const watch = new ConnectionWatch('Redis', options.report);
+    const channel = routedChannel(options.source);
+    // Instances hold their windows from here until this term reads to the end.
+    await client.publish(channel, BEHIND_MARK);
+    let behindMarkedAt = Date.now();
     // Everything pending in the group first, in entry order: the previous router is fenced (its
     // term is over), so its entries are taken at once, not after an idle time.
     for (let cursor = '0-0'; !term.ended.aborted;) {
@@ -82,6 +87,10 @@ export function createRedisRouter(options: RouterOptions): Router {
         { COUNT: options.batchSize },
       );
       await routeAll(claimed.messages.filter((e): e is Entry => e !== null));
+      if (Date.now() - behindMarkedAt >= BEHIND_MARK_EVERY_MILLIS) {
+        behindMarkedAt = Date.now();
+        await client.publish(channel, BEHIND_MARK);
+      }
       cursor = claimed.nextId;
       if (cursor === '0-0') break;
     }
@@ -108,7 +117,11 @@ export function createRedisRouter(options: RouterOptions): Router {
         // With room left, the read took everything there was: once its entries are routed, a
         // drain mark says so (routed-marks.ts).
         if (entries.length < options.batchSize)
-          await client.publish(routedChannel(options.source), markText(Date.now() - readAt));
+          await client.publish(channel, markText(Date.now() - readAt));
+        else if (Date.now() - behindMarkedAt >= BEHIND_MARK_EVERY_MILLIS) {
+          behindMarkedAt = Date.now();
+          await client.publish(channel, BEHIND_MARK);
+        }
       } catch (error) {
         if (error instanceof StaleTerm) return;
         // What was read and not routed stays pending: the term ends, and the next one claims it

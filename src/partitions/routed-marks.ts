@@ -1,13 +1,16 @@
-// A router's drain marks. Events a runtime displaced reach their partition in the source's order,
-// but the time between them there is the router's: a router that pauses, dies or fails a read
-// between a run's later event and its earlier one leaves a gap that an instance's reorder window,
-// counted on the instance's clock, could mistake for the end of the displacement (the later event
-// applied, the earlier one late). So a router says, each time it has read its source to the end and
-// stored every copy, how long ago it had read to the end; an instance behind routers counts its
-// reorder window and grace periods only up to the last time it heard of (see ReorderBuffer).
+// A router's marks. Events a runtime displaced reach their partition in the source's order, but
+// the time between them there is the router's: a router that pauses, dies or fails a read between
+// a run's later event and its earlier one leaves a gap that an instance's reorder window, counted
+// on the instance's clock, could mistake for the end of the displacement (the later event applied,
+// the earlier one late). So a router says, each time it has read its source to the end and stored
+// every copy, how long ago it had read to the end (a drain mark); an instance behind routers counts
+// its reorder window and grace periods only up to the last time it heard of (see ReorderBuffer).
+// A router that routes without reading to the end (a term's start, a backlog) says so too (a
+// behind mark): time stands still for the instance until it reads to the end.
 //
-// Marks are not stored (core NATS, Redis pub/sub): an instance that hears none — no router, or
-// every router silent for longer than a router's failover can take — keeps its own clock.
+// Marks are not stored (core NATS, Redis pub/sub): an instance that hears none — no router (the
+// runtime publishes to the partitions itself), or every router silent for longer than a router's
+// failover can take — keeps its own clock.
 
 /** Where a NATS router of `subject` sends its marks (outside `<subject>.*` and `<subject>.>`). */
 export function routedSubject(subject: string): string {
@@ -19,15 +22,25 @@ export function routedChannel(key: string): string {
   return `${key}:routed`;
 }
 
-/** A mark: the router had read its source to the end and stored every copy `millisAgo` ago. */
+/** A drain mark: the router had read its source to the end and stored every copy `millisAgo` ago. */
 export function markText(millisAgo: number): string {
   return JSON.stringify({ drained_ms_ago: Math.max(0, Math.round(millisAgo)) });
 }
 
-/** A mark's age, or undefined for text that is not a mark. */
-export function markAge(text: string): number | undefined {
+/** A behind mark: a router routes, and has not read its source to the end since its last drain mark. */
+export const BEHIND_MARK = JSON.stringify({ behind: true });
+
+/** Least time between two behind marks of one router while it works off a backlog. */
+export const BEHIND_MARK_EVERY_MILLIS = 250;
+
+/**
+ * A mark's meaning: a drain mark's age (ms), `'behind'`, or undefined for text that is not a mark.
+ */
+export function markAge(text: string): number | 'behind' | undefined {
   try {
-    const age = (JSON.parse(text) as { drained_ms_ago?: unknown }).drained_ms_ago;
+    const mark = JSON.parse(text) as { drained_ms_ago?: unknown; behind?: unknown } | null;
+    if (mark?.behind === true) return 'behind';
+    const age = mark?.drained_ms_ago;
     return typeof age === 'number' && Number.isFinite(age) && age >= 0 ? age : undefined;
   } catch {
     return undefined;
@@ -51,12 +64,15 @@ export const ROUTER_SILENCE_MILLIS = 60_000;
 
 /**
  * What an instance knows of its routers: the time (its own clock, ms) through which everything the
- * runtime published has been routed, or Infinity when it hears no router (none yet, or none for
- * `silenceMillis`: the window then runs on the instance's clock, as without routers).
+ * runtime published has been routed. Infinity while it hears no router (none yet, or none for
+ * `silenceMillis`): the window then runs on the instance's clock, as without routers. A router
+ * heard before any drain mark (a term that begins with a backlog) leaves it at the time the
+ * instance started listening: nothing that came since is applied by time until a drain mark.
  */
 export class RoutedClock {
   private heardAt: number | undefined;
   private drainedAt = -Infinity;
+  private readonly listeningSince: number;
   private silent = false;
 
   constructor(
@@ -65,7 +81,9 @@ export class RoutedClock {
       readonly now: () => number;
       readonly report: (message: string) => void;
     },
-  ) {}
+  ) {
+    this.listeningSince = options.now();
+  }
 
   heard(text: string): void {
     const age = markAge(text);
@@ -76,12 +94,14 @@ export class RoutedClock {
       this.options.report('a router is routing again; reorder windows follow its marks');
     }
     this.heardAt = now;
-    this.drainedAt = Math.max(this.drainedAt, now - age - MARK_TRANSIT_MILLIS);
+    if (age !== 'behind')
+      this.drainedAt = Math.max(this.drainedAt, now - age - MARK_TRANSIT_MILLIS);
   }
 
   through(): number {
     if (this.heardAt === undefined) return Infinity;
-    if (this.options.now() - this.heardAt <= this.options.silenceMillis) return this.drainedAt;
+    if (this.options.now() - this.heardAt <= this.options.silenceMillis)
+      return this.drainedAt === -Infinity ? this.listeningSince : this.drainedAt;
     if (!this.silent) {
       this.silent = true;
       this.options.report(

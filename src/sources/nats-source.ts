@@ -28,6 +28,8 @@ export interface NatsSourceOptions {
    * `at` (Date.now()) has been handed over. Not told after a failed pull, nor while recovering.
    */
   readonly drained?: (at: number) => void;
+  /** Told after each pull that ended full: there may be more to read (a backlog). */
+  readonly behind?: () => void;
 }
 
 /** How long a pull waits at the server for messages before it ends empty. */
@@ -257,6 +259,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           // A pull with room left stays open at the server until it expires, taking what is
           // stored meanwhile: it ended having read the stream to the end.
           if (handed < options.batchSize) options.drained?.(Date.now());
+          else options.behind?.();
         } catch (error) {
           // The server restarted, the connection dropped or heartbeats were missed: the client
           // reconnects by itself, and the durable consumer resumes where its acknowledgements

@@ -189,8 +189,12 @@ describe('parseCommand', () => {
     ).toMatchObject({
       name: 'route',
       broker: 'redis',
+      graceMillis: 10_000,
       router: { source: 'behest:events', partitions: 4, group: 'agent-otel-bridge-router' },
     });
+    expect(
+      parseCommand(['route', 'redis', '--stream', 's', '--partitions', '2', '--grace-ms', '2500']),
+    ).toMatchObject({ graceMillis: 2500 });
     expect(() => parseCommand(['route', 'kafka', '--stream', 's', '--partitions', '2'])).toThrow(
       /route nats\|redis/,
     );

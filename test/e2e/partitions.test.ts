@@ -79,7 +79,9 @@ describe.each([
     const left = (most: number) => Math.max(1000, Math.min(most, deadline - Date.now()));
     await topology.publish(publishedAsBehestDoes(first, 8, 0x5eed));
     const processes: RunningCli[] = [];
+    const roles: string[] = [];
     const start = (args: string[], instanceId?: string) => {
+      roles.push(instanceId ?? `router ${roles.length + 1}`);
       const cli = startCli(args, {
         ...env,
         ...(instanceId === undefined
@@ -177,20 +179,30 @@ describe.each([
       );
       throw error;
     });
-    // Each process left ends on SIGTERM, within its grace time (10 s) and a margin.
+    // Each process left ends on SIGTERM, gracefully (exit 0, not cut short by its grace time of
+    // 10 s) and within a margin of it.
     for (const [i, cli] of processes.entries()) {
       if (cli === victim) continue;
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
+      const stoppedAt = Date.now();
+      const ended = await Promise.race([
         cli.stop('SIGTERM'),
-        new Promise((_, reject) => {
+        new Promise<never>((_, reject) => {
           timer = setTimeout(
             () =>
-              reject(new Error(`process ${i} still running 15 s after SIGTERM:\n${cli.stderr()}`)),
+              reject(
+                new Error(
+                  `${roles[i]} still running 15 s after SIGTERM; it said:\n${cli.stderr()}`,
+                ),
+              ),
             15_000,
           );
         }),
       ]).finally(() => clearTimeout(timer));
+      console.log(`${roles[i]} ended ${Date.now() - stoppedAt} ms after SIGTERM`);
+      // Gracefully: not cut short by its grace time (exit 3).
+      if (ended.code !== 0)
+        throw new Error(`${roles[i]} exited ${ended.code} on SIGTERM; it said:\n${cli.stderr()}`);
     }
   }, 240_000);
 });

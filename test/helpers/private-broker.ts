@@ -12,6 +12,9 @@ export interface PrivateBroker {
   kill(): Promise<void>;
   /** Starts it again on the same port with the same data. */
   restart(): Promise<void>;
+  /** SIGSTOP: connections stay open and nothing is answered, until `resume()`. */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -53,7 +56,15 @@ async function privateBroker(
     });
   };
   await start();
-  return { url: `${scheme}://127.0.0.1:${port}`, kill, restart: start, stop: kill };
+  return {
+    url: `${scheme}://127.0.0.1:${port}`,
+    kill,
+    restart: start,
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
+    // A paused server is let go on so that SIGKILL ends it.
+    stop: kill,
+  };
 }
 
 /** nats-server with JetStream, its store in `dir`. */

@@ -1,9 +1,11 @@
-// What an instance makes of its routers' drain marks: nothing until it hears one (an instance
-// without routers keeps its own clock), then the time the router had read its source to the end,
-// its way here taken off; its own clock again once no router was heard for the silence time, and
-// the marks again when one is. Text that is not a mark changes nothing.
+// What an instance makes of its routers' marks: nothing until it hears one (an instance without
+// routers keeps its own clock), then the time the router had read its source to the end, its way
+// here taken off; a router heard behind before any drain holds it where the instance started; its
+// own clock again once no router was heard for the silence time, and the marks again when one is.
+// Text that is not a mark changes nothing.
 import { describe, expect, it } from 'vitest';
 import {
+  BEHIND_MARK,
   MARK_TRANSIT_MILLIS,
   markAge,
   markText,
@@ -47,5 +49,33 @@ describe('routed clock', () => {
     expect(markAge(markText(-3))).toBe(0);
     expect(markAge('{"drained_ms_ago":"1"}')).toBeUndefined();
     expect(markAge('null')).toBeUndefined();
+    expect(markAge(BEHIND_MARK)).toBe('behind');
+    expect(markAge('{"behind":1}')).toBeUndefined();
+  });
+
+  it('holds still from its start when a router is heard behind before it reads to the end', () => {
+    let now = 50_000;
+    const reports: string[] = [];
+    const clock = new RoutedClock({
+      silenceMillis: 5_000,
+      now: () => now,
+      report: (m) => reports.push(m),
+    });
+    now += 2_000;
+    expect(clock.through()).toBe(Infinity);
+    clock.heard(BEHIND_MARK);
+    expect(clock.through()).toBe(50_000);
+    // Behind marks keep the router heard without moving the time; a drain mark moves it.
+    now += 4_000;
+    clock.heard(BEHIND_MARK);
+    now += 4_000;
+    expect(clock.through()).toBe(50_000);
+    clock.heard(markText(30));
+    expect(clock.through()).toBe(now - 30 - MARK_TRANSIT_MILLIS);
+    const drained = clock.through();
+    now += 1_000;
+    clock.heard(BEHIND_MARK);
+    expect(clock.through()).toBe(drained);
+    expect(reports).toEqual([]);
   });
 });

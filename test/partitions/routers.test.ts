@@ -252,12 +252,11 @@ describe.each([
     // Each mark, as an instance hears it: when the router had read to the end (its way here
     // taken off, as an instance does), and what it had routed.
     const marks: { drainedAt: number; routed: number }[] = [];
-    const stopListening = await broker.listen((text) =>
-      marks.push({
-        drainedAt: Date.now() - markAge(text)! - MARK_TRANSIT_MILLIS,
-        routed: router.routed,
-      }),
-    );
+    const stopListening = await broker.listen((text) => {
+      const age = markAge(text);
+      if (typeof age === 'number')
+        marks.push({ drainedAt: Date.now() - age - MARK_TRANSIT_MILLIS, routed: router.routed });
+    });
     cleanups.push(stopListening);
     await broker.publish(lines.slice(0, 60));
     const firstPublished = Date.now();
@@ -274,6 +273,36 @@ describe.each([
       if (mark.drainedAt > allPublished) expect(mark.routed).toBe(lines.length);
       else if (mark.drainedAt > firstPublished) expect(mark.routed).toBeGreaterThanOrEqual(60);
     }
+  }, 60_000);
+
+  it('a router says it is behind when its term begins, and marks no drain until it has read a backlog to the end', async () => {
+    const broker = makeBroker();
+    cleanups.push(() => broker.cleanup());
+    // Dozens of full reads waiting before the router starts.
+    const lines = Array.from({ length: 6 }, () => events()).flat();
+    await broker.publish(lines);
+    const router = broker.create(broker.options(1));
+    const marks: { kind: number | 'behind'; routed: number }[] = [];
+    const stopListening = await broker.listen((text) => {
+      const kind = markAge(text);
+      if (kind !== undefined) marks.push({ kind, routed: router.routed });
+    });
+    cleanups.push(stopListening);
+    const running = router.run();
+    cleanups.push(async () => {
+      router.stop();
+      await running;
+    });
+    await waitFor(
+      () => marks.some((m) => m.kind !== 'behind'),
+      30_000,
+      'a drain mark after the backlog',
+    );
+    // Behind before anything was routed (and perhaps again while the backlog was read, at most
+    // every 250 ms); the first drain mark only once everything was routed.
+    expect(marks[0]).toEqual({ kind: 'behind', routed: 0 });
+    const firstDrain = marks.findIndex((m) => m.kind !== 'behind');
+    expect(marks[firstDrain]!.routed).toBe(lines.length);
   }, 60_000);
 
   it('routers of two sources route at the same time, each source on a lease of its own', async () => {
@@ -415,6 +444,55 @@ describe('what a router leaves in each broker', () => {
     } finally {
       router.stop();
       await running;
+      await client.quit();
+      await broker.cleanup();
+    }
+  }, 60_000);
+
+  it('a Redis router that claims entries a dead router held skips those deleted meanwhile and routes the rest once, in order', async () => {
+    const broker = redisBroker();
+    const options = broker.options(1);
+    const reports: string[] = [];
+    const client = createClient({ url: REDIS_URL });
+    await client.connect();
+    try {
+      // A router that read everything and died before routing any of it: all of it pending.
+      await client.xGroupCreate(options.source, options.group, '0', { MKSTREAM: true });
+      const lines = events();
+      await broker.publish(lines);
+      const read = (await client.xReadGroup(
+        options.group,
+        'router-dead',
+        { key: options.source, id: '>' },
+        { COUNT: lines.length },
+      )) as { messages: { id: string }[] }[];
+      const ids = read[0]!.messages.map((m) => m.id);
+      expect(ids).toHaveLength(lines.length);
+      // Trimmed or deleted while pending: every third entry, the first and the last among them.
+      const deleted = new Set(ids.filter((_, i) => i % 3 === 0 || i === ids.length - 1));
+      await client.xDel(options.source, [...deleted]);
+      const kept = lines.filter((_, i) => !deleted.has(ids[i]!));
+      const router = createRedisRouter({ ...options, report: (m) => reports.push(m) });
+      const running = router.run();
+      try {
+        await waitFor(() => router.routed >= kept.length, 30_000, 'every entry left routed');
+        await waitFor(
+          async () => (await broker.unacknowledged()) === 0,
+          15_000,
+          'nothing left pending',
+        );
+        const more = events().slice(0, 4);
+        await broker.publish(more);
+        await waitFor(() => router.routed >= kept.length + more.length, 30_000, 'later entries');
+      } finally {
+        router.stop();
+        await running;
+      }
+      expect(router.routed).toBe(kept.length + 4);
+      // Each partition holds its entries once, in the source's order; the term never failed.
+      expect(await broker.partitions()).toEqual(expectedOf([...kept, ...events().slice(0, 4)]));
+      expect(reports.filter((m) => /failed|cannot/.test(m))).toEqual([]);
+    } finally {
       await client.quit();
       await broker.cleanup();
     }

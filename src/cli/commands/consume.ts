@@ -13,6 +13,7 @@ import { startTelemetry } from '../../telemetry/index.js';
 import { describeTraceDestination } from '../../telemetry/index.js';
 import { commandSinkOptions, createCommandSink } from '../command-sink.js';
 import type { CommonOptions, ConsumeOptions, Io } from '../command.js';
+import { EXIT_UNDELIVERED } from '../delivery.js';
 import { renderSummary } from '../output/summary.js';
 
 /** Metric export interval for long-running sources: acks wait for it (OTEL_METRIC_EXPORT_INTERVAL wins). */
@@ -231,9 +232,9 @@ export async function runConsumer(
   // Graceful shutdown: stop taking input, apply what is in hand, flush, acknowledge, close.
   const deadline = setTimeout(() => {
     say(
-      `shutdown took longer than ${options.graceMillis} ms; exiting with messages unacknowledged (they will be redelivered)`,
+      `shutdown took longer than --grace-ms ${options.graceMillis}; exiting with messages unacknowledged (they will be redelivered)`,
     );
-    process.exit(0);
+    process.exit(EXIT_UNDELIVERED);
   }, options.graceMillis);
   deadline.unref();
   source.stop();

@@ -1,6 +1,7 @@
 import { importWithFeature } from '../../optional-packages.js';
 import type { Command } from '../command.js';
 import type { Io } from '../command.js';
+import { EXIT_UNDELIVERED } from '../delivery.js';
 
 /** `route nats|redis`: republishes the runtime's single stream by partition until SIGINT/SIGTERM. */
 export async function runRouter(
@@ -20,7 +21,17 @@ export async function runRouter(
       : (
           await importWithFeature('redis', () => import('../../partitions/redis-router.js'))
         ).createRedisRouter(options);
-  const stop = () => router.stop();
+  const stop = () => {
+    router.stop();
+    // What it holds unacknowledged comes back to the next router, in order.
+    const deadline = setTimeout(() => {
+      say(
+        `shutdown took longer than --grace-ms ${command.graceMillis}; exiting with messages unacknowledged (the next router routes them)`,
+      );
+      process.exit(EXIT_UNDELIVERED);
+    }, command.graceMillis);
+    deadline.unref();
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   const target =

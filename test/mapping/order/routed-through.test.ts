@@ -2,15 +2,15 @@
 // router's gaps between them: a router that pauses (or dies, and another takes over) between a
 // run's later event and its earlier one would let the instance's window, counted on its own clock,
 // apply the later one and count the earlier one late. The router's drain marks (routed-marks.ts)
-// bound the window's clock: checked on generated runs of displacement, router gaps and timer
-// periods, every event is applied in its run's order; without the marks, the same arrivals leave
-// events late.
+// bound the window's clock: checked on generated runs of displacement, backlogs, read sizes and speeds,
+// router gaps and timer periods, every event is applied in its run's order; without the marks,
+// the same arrivals leave events late.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseLine } from '../../../src/dialects/detect.js';
 import type { AgentEvent } from '../../../src/events/agent-event.js';
 import type { TrackOutcome } from '../../../src/mapping/run-tracker.js';
-import { markText, RoutedClock } from '../../../src/partitions/routed-marks.js';
+import { BEHIND_MARK, markText, RoutedClock } from '../../../src/partitions/routed-marks.js';
 import { RUN_A, toolRun } from '../../helpers/behest-lines.js';
 import { createWindowedMapping, exportedSpans } from '../../helpers/sink-mapping.js';
 
@@ -23,17 +23,22 @@ const events: AgentEvent[] = toolRun(RUN_A).map((line) => {
 const WINDOW = 1_000;
 /** The runtime publishes an event every this many ms. */
 const STEP = 40;
-/** From the router's read to the instance. */
+/** From the router's read to the instance (its copies stored, its mark sent). */
 const LATENCY = 5;
 
 interface Schedule {
   /** The order the runtime published the run's events in (each moved by less than the window). */
   readonly published: readonly number[];
-  /** The router stops before routing the `gapAt`-th published event, for `gap` ms. */
-  readonly gapAt: number;
+  /** The router starts this long after the run's first event was published (a backlog). */
+  readonly startsAfter: number;
+  /** It reads at most `batch` entries at a time, a read every `readEvery` ms while entries wait. */
+  readonly batch: number;
+  readonly readEvery: number;
+  /** It stops `gapAfter` ms after it started, for `gap` ms (a pause, or a failover). */
+  readonly gapAfter: number;
   readonly gap: number;
-  /** The router's marks come every this many ms while it routes; the buffer's timer runs every `tickEvery`. */
-  readonly markEvery: number;
+  /** A read that finds nothing ends (and is marked) after this many ms; the buffer's timer runs every `tickEvery`. */
+  readonly idleRead: number;
   readonly tickEvery: number;
 }
 
@@ -42,47 +47,80 @@ interface Fed {
   readonly spans: string[];
 }
 
+type Step = { readonly at: number } & (
+  { readonly index: number } | { readonly mark: number | 'behind' }
+);
+
+/**
+ * What reaches the instance, in order: each event's copy; a drain mark after each read that took
+ * everything there was, a behind mark at the router's start and after each full read.
+ */
+function routed(schedule: Schedule, start: number, until: number): Step[] {
+  const publishedAt = (k: number) => start + k * STEP;
+  const pauseFrom = start + schedule.startsAfter + schedule.gapAfter;
+  const pauseUntil = pauseFrom + schedule.gap;
+  const steps: Step[] = [];
+  let t = start + schedule.startsAfter;
+  let next = 0;
+  // A term begins behind: the instance holds its window until the router reads to the end.
+  steps.push({ at: t + LATENCY, mark: 'behind' });
+  while (t < until) {
+    if (t >= pauseFrom && t < pauseUntil) t = pauseUntil;
+    let taken = 0;
+    while (taken < schedule.batch && next < schedule.published.length && publishedAt(next) <= t) {
+      steps.push({ at: t + LATENCY, index: schedule.published[next]! });
+      next += 1;
+      taken += 1;
+    }
+    if (taken > 0) {
+      // A read with room left took everything published by then: a drain mark once it is stored.
+      steps.push({ at: t + LATENCY, mark: taken < schedule.batch ? LATENCY : 'behind' });
+      t += schedule.readEvery;
+      continue;
+    }
+    // Nothing waiting: the read stays open until the next event is published, or ends empty.
+    const due = next < schedule.published.length ? publishedAt(next) : Infinity;
+    if (due < t + schedule.idleRead) t = due;
+    else {
+      t += schedule.idleRead;
+      if (t < pauseFrom || t >= pauseUntil) steps.push({ at: t + LATENCY, mark: LATENCY });
+    }
+  }
+  return steps;
+}
+
 function feed(schedule: Schedule, marks: boolean): Fed {
   let clock = 1_000_000;
   const start = clock;
   const { buffer, exporter } = createWindowedMapping(WINDOW, () => clock);
-  const routed = new RoutedClock({
+  const heard = new RoutedClock({
     silenceMillis: 60_000,
     now: () => clock,
     report: () => undefined,
   });
-  if (marks) buffer.readThrough = () => routed.through();
-  // The router was routing before the run began.
-  routed.heard(markText(0));
+  if (marks) buffer.readThrough = () => heard.through();
   const outcomes: TrackOutcome[] = [];
   const settler = { settled: (i: number, o: TrackOutcome) => (outcomes[i] = o) };
-  // When each event reaches the instance: published, read by the router (after its gap, if it
-  // falls there), then sent on. The router routes in the order it read.
-  const resumeAt = start + schedule.gapAt * STEP + schedule.gap;
-  const arrivals = schedule.published.map((index, k) => {
-    const publishedAt = start + k * STEP;
-    const readAt = k >= schedule.gapAt ? Math.max(publishedAt, resumeAt) : publishedAt;
-    return { index, at: readAt + LATENCY };
-  });
-  // A mark sent at t says the router read to the end at t - LATENCY, and what that read took has
-  // arrived: true of a read before the gap, or of one once the router is back (its backlog read).
-  const readToEnd = (t: number) =>
-    t - LATENCY < start + schedule.gapAt * STEP || t - LATENCY >= resumeAt;
-  const end = arrivals[arrivals.length - 1]!.at + 10 * WINDOW;
+  const lastPublished = start + (events.length - 1) * STEP;
+  const end =
+    Math.max(lastPublished, start + schedule.startsAfter + schedule.gapAfter) +
+    schedule.gap +
+    events.length * schedule.readEvery +
+    20 * WINDOW;
+  const steps = routed(schedule, start, end);
   let nextTick = clock + schedule.tickEvery;
-  let nextMark = clock + schedule.markEvery;
-  let next = 0;
+  let k = 0;
   while (clock < end) {
-    const arrival = arrivals[next];
-    const t = Math.min(nextTick, nextMark, arrival?.at ?? Infinity);
+    const step = steps[k];
+    const t = Math.min(nextTick, step?.at ?? Infinity);
     clock = t;
-    if (arrival !== undefined && t === arrival.at) {
-      next += 1;
-      const o = buffer.offer(events[arrival.index]!, 'behest', settler, arrival.index);
-      if (!('held' in o && o.held === true)) outcomes[arrival.index] = o;
-    } else if (t === nextMark) {
-      nextMark += schedule.markEvery;
-      if (readToEnd(t)) routed.heard(markText(LATENCY));
+    if (step !== undefined && t === step.at) {
+      k += 1;
+      if ('mark' in step) heard.heard(step.mark === 'behind' ? BEHIND_MARK : markText(step.mark));
+      else {
+        const o = buffer.offer(events[step.index]!, 'behest', settler, step.index);
+        if (!('held' in o && o.held === true)) outcomes[step.index] = o;
+      }
     } else {
       nextTick += schedule.tickEvery;
       buffer.tick();
@@ -107,25 +145,37 @@ function displaced(swaps: readonly number[], reach: number): number[] {
 }
 
 describe("a router's gaps and an instance's reorder window", () => {
-  it("applies every event in its run's order through a router's pause, where without its marks some come late", () => {
-    const inOrder = feed(
-      { published: events.map((_, i) => i), gapAt: 0, gap: 0, markEvery: 100, tickEvery: 100 },
-      true,
-    );
+  it("applies every event in its run's order through a router's backlog and pause, where without its marks some come late", () => {
+    const calm = {
+      startsAfter: 0,
+      batch: 16,
+      readEvery: 2,
+      gapAfter: 0,
+      gap: 0,
+      idleRead: 1_000,
+      tickEvery: 100,
+    };
+    const inOrder = feed({ ...calm, published: events.map((_, i) => i) }, true);
     expect(inOrder.outcomes.every((o) => o.outcome === 'accepted')).toBe(true);
     expect(inOrder.spans).toHaveLength(6);
-    // Events moved by up to 5 places are at most 200 ms apart: well within the window.
+    // Events moved by up to 5 places are at most 200 ms apart, and at most 5 reads of at most
+    // 60 ms: well within the window.
     const reach = 5;
     let lateWithout = 0;
     fc.assert(
       fc.property(
         fc.array(fc.nat(), { minLength: 1, maxLength: 12 }),
-        fc.integer({ min: 1, max: events.length - 1 }),
-        fc.integer({ min: 0, max: 12_000 }),
-        fc.integer({ min: 20, max: 1_200 }),
-        fc.integer({ min: 5, max: 300 }),
-        (swaps, gapAt, gap, markEvery, tickEvery) => {
-          const schedule = { published: displaced(swaps, reach), gapAt, gap, markEvery, tickEvery };
+        fc.record({
+          startsAfter: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 3_000 })),
+          batch: fc.integer({ min: 1, max: 8 }),
+          readEvery: fc.integer({ min: 1, max: 60 }),
+          gapAfter: fc.integer({ min: 0, max: 1_500 }),
+          gap: fc.integer({ min: 0, max: 12_000 }),
+          idleRead: fc.integer({ min: 20, max: 1_200 }),
+          tickEvery: fc.integer({ min: 5, max: 300 }),
+        }),
+        (swaps, timing) => {
+          const schedule = { ...timing, published: displaced(swaps, reach) };
           const held = feed(schedule, true);
           expect(held.outcomes.map((o) => o.outcome)).toEqual(events.map(() => 'accepted'));
           expect(held.spans).toEqual(inOrder.spans);
