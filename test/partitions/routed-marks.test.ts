@@ -10,6 +10,8 @@ import {
   markAge,
   markText,
   RoutedClock,
+  routedChannel,
+  routedSubject,
 } from '../../src/partitions/routed-marks.js';
 
 describe('routed clock', () => {
@@ -42,15 +44,26 @@ describe('routed clock', () => {
     expect(clock.through()).toBe(now - MARK_TRANSIT_MILLIS);
     expect(reports).toHaveLength(2);
     expect(reports[1]).toContain('routing again');
+    // Said once, not at every mark.
+    clock.heard(markText(0));
+    expect(reports).toHaveLength(2);
   });
 
   it('reads back the age it wrote, rounded and never negative', () => {
+    // The wire names the docs give (scaling-out.md "Routers"): routers and instances of different
+    // versions meet there.
+    expect(routedChannel('behest:events')).toBe('behest:events:routed');
+    expect(routedSubject('behest.events')).toBe('agent_otel_bridge.routed.behest.events');
     expect(markAge(markText(12.4))).toBe(12);
     expect(markAge(markText(-3))).toBe(0);
     expect(markAge('{"drained_ms_ago":"1"}')).toBeUndefined();
     expect(markAge('null')).toBeUndefined();
     expect(markAge(BEHIND_MARK)).toBe('behind');
     expect(markAge('{"behind":1}')).toBeUndefined();
+    // Numbers JSON can spell but no router sends.
+    expect(markAge('{"drained_ms_ago":1e999}')).toBeUndefined();
+    expect(markAge('{"drained_ms_ago":-1}')).toBeUndefined();
+    expect(markAge('{"drained_ms_ago":null}')).toBeUndefined();
   });
 
   it('holds still from its start when a router is heard behind before it reads to the end', () => {
