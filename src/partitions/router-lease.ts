@@ -62,6 +62,12 @@ export async function holdRouterLease(options: RouterLeaseOptions): Promise<void
       await pause(Math.min(renewEvery, 1000), stopping);
       continue;
     }
+    if (stopping.aborted) {
+      // Stopped while it asked: no term begins (its end was asked for already), and the lease
+      // goes back at once.
+      await store.release(ROUTING).catch(() => undefined);
+      return;
+    }
     standingBy = false;
     const own: Lease = { renewedAt: askedAt, fenced: false };
     const ended = new AbortController();

@@ -19,7 +19,8 @@ const LEASE_MILLIS = 1200;
 
 /** Faults made around a real lease store: each call either passes through or fails as set. */
 interface Faults {
-  acquire: 'pass' | 'throw';
+  /** `stop`: the router is stopped while its ask is on its way, and the ask then succeeds. */
+  acquire: 'pass' | 'throw' | 'stop';
   renew: 'pass' | 'refuse' | 'throw' | { readonly lateMillis: number };
 }
 
@@ -80,10 +81,12 @@ describe('the routing lease', () => {
       const real = await store(name);
       const faults: Faults = { acquire: 'pass', renew: 'pass', ...initially };
       const state = { renewals: 0, asks: 0 };
+      const stopping = new AbortController();
       const faulty: LeaseStore = {
         heartbeat: () => real.heartbeat(),
         acquire: (p) => {
           state.asks += 1;
+          if (faults.acquire === 'stop') stopping.abort();
           return faults.acquire === 'throw'
             ? Promise.reject(new Error('broker away'))
             : real.acquire(p);
@@ -102,7 +105,6 @@ describe('the routing lease', () => {
       };
       const reports: string[] = [];
       const terms: RoutingTerm[] = [];
-      const stopping = new AbortController();
       const done = holdRouterLease({
         store: faulty,
         leaseMillis: LEASE_MILLIS,
@@ -182,6 +184,21 @@ describe('the routing lease', () => {
     await waitFor(() => c.terms.length === 1, 10_000, 'c routing after the release');
     expect(c.terms[0]!.epoch).toBeGreaterThan(a.terms[0]!.epoch);
     expect(c.reports).toEqual([`routing (epoch ${c.terms[0]!.epoch})`]);
+  });
+
+  it('a router stopped while it asks for the lease begins no term, gives the lease back and ends', async () => {
+    const { router, store } = setUp();
+    const a = await router('a', undefined, { acquire: 'stop' });
+    // It ends by itself: no term waits for an end that was asked for before it began.
+    let ended = false;
+    void a.done.then(() => (ended = true));
+    await waitFor(() => ended, 10_000, 'a ended');
+    expect(a.asks).toBe(1);
+    expect(a.terms).toEqual([]);
+    expect(a.reports).toEqual([]);
+    const probe = await store('probe');
+    expect(await probe.acquire(0)).toBeDefined();
+    await probe.release(0);
   });
 
   it('renews every quarter of the lease time, so that a term lasting many lease times goes on', async () => {
