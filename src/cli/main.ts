@@ -110,7 +110,7 @@ async function main(argv: readonly string[]): Promise<number> {
           armGrace(
             command.graceMillis,
             (line) => process.stderr.write(line),
-            'what was not yet exported',
+            'what was not yet exported not delivered',
           );
         };
         process.once('SIGINT', stopping);

@@ -7,7 +7,7 @@ import { partitionOfEvent } from './partition-of.js';
 import type { Router, RouterOptions } from './router.js';
 import { holdRouterLease } from './router-lease.js';
 import type { RoutingTerm } from './router-lease.js';
-import { BEHIND_MARK, BEHIND_MARK_EVERY_MILLIS, markText, routedSubject } from './routed-marks.js';
+import { behindMarks, markText, routedSubject } from './routed-marks.js';
 
 /**
  * Routes a JetStream subject to its partitions: each message is republished to
@@ -35,11 +35,7 @@ export function createNatsRouter(options: RouterOptions): Router {
     let drainedAt: number | undefined;
     // Read full, copies perhaps still being stored: a behind mark once they are (at most so often).
     let behind = false;
-    let behindMarkedAt = 0;
-    const markBehind = () => {
-      behindMarkedAt = Date.now();
-      nc.publish(routedSubject(options.source), BEHIND_MARK);
-    };
+    const behindMark = behindMarks((text) => nc.publish(routedSubject(options.source), text));
     const source = createNatsSource({
       url: options.url,
       stream: options.stream,
@@ -58,7 +54,7 @@ export function createNatsRouter(options: RouterOptions): Router {
     term.ended.addEventListener('abort', stop, { once: true });
     try {
       // Instances hold their windows from here until this term reads to the end.
-      markBehind();
+      behindMark.mark();
       await source.open();
       if (term.ended.aborted) return;
       await source.run(
@@ -102,8 +98,7 @@ export function createNatsRouter(options: RouterOptions): Router {
           if (drainedAt !== undefined) {
             nc.publish(routedSubject(options.source), markText(Date.now() - drainedAt));
             drainedAt = undefined;
-          } else if (behind && Date.now() - behindMarkedAt >= BEHIND_MARK_EVERY_MILLIS)
-            markBehind();
+          } else if (behind) behindMark.ifDue();
           behind = false;
           return true;
         },

@@ -6,7 +6,7 @@ import { createRedisLeaseStore } from './redis-lease-store.js';
 import type { Router, RouterOptions } from './router.js';
 import { holdRouterLease } from './router-lease.js';
 import type { RoutingTerm } from './router-lease.js';
-import { BEHIND_MARK, BEHIND_MARK_EVERY_MILLIS, markText, routedChannel } from './routed-marks.js';
+import { behindMarks, markText, routedChannel } from './routed-marks.js';
 
 // Republishes one entry and acknowledges it, atomically, at most once per source entry id: a
 // router that died between the two leaves a marker, so the entry, claimed again, is only acked.
@@ -73,8 +73,8 @@ export function createRedisRouter(options: RouterOptions): Router {
     const watch = new ConnectionWatch('Redis', options.report);
     const channel = routedChannel(options.source);
     // Instances hold their windows from here until this term reads to the end.
-    await client.publish(channel, BEHIND_MARK);
-    let behindMarkedAt = Date.now();
+    const behindMark = behindMarks((text) => client.publish(channel, text));
+    await behindMark.mark();
     // Everything pending in the group first, in entry order: the previous router is fenced (its
     // term is over), so its entries are taken at once, not after an idle time.
     for (let cursor = '0-0'; !term.ended.aborted;) {
@@ -87,10 +87,7 @@ export function createRedisRouter(options: RouterOptions): Router {
         { COUNT: options.batchSize },
       );
       await routeAll(claimed.messages.filter((e): e is Entry => e !== null));
-      if (Date.now() - behindMarkedAt >= BEHIND_MARK_EVERY_MILLIS) {
-        behindMarkedAt = Date.now();
-        await client.publish(channel, BEHIND_MARK);
-      }
+      await behindMark.ifDue();
       cursor = claimed.nextId;
       if (cursor === '0-0') break;
     }
@@ -118,10 +115,7 @@ export function createRedisRouter(options: RouterOptions): Router {
         // drain mark says so (routed-marks.ts).
         if (entries.length < options.batchSize)
           await client.publish(channel, markText(Date.now() - readAt));
-        else if (Date.now() - behindMarkedAt >= BEHIND_MARK_EVERY_MILLIS) {
-          behindMarkedAt = Date.now();
-          await client.publish(channel, BEHIND_MARK);
-        }
+        else await behindMark.ifDue();
       } catch (error) {
         if (error instanceof StaleTerm) return;
         // What was read and not routed stays pending: the term ends, and the next one claims it

@@ -34,6 +34,25 @@ export const BEHIND_MARK = JSON.stringify({ behind: true });
 export const BEHIND_MARK_EVERY_MILLIS = 250;
 
 /**
+ * A term's behind marks, sent through `send`: `mark()` at once (the term's start), `ifDue()` while
+ * a backlog is read, at most every BEHIND_MARK_EVERY_MILLIS.
+ */
+export function behindMarks<T>(send: (text: string) => T): {
+  mark(): T;
+  ifDue(): T | undefined;
+} {
+  let sentAt = -Infinity;
+  const mark = () => {
+    sentAt = Date.now();
+    return send(BEHIND_MARK);
+  };
+  return {
+    mark,
+    ifDue: () => (Date.now() - sentAt >= BEHIND_MARK_EVERY_MILLIS ? mark() : undefined),
+  };
+}
+
+/**
  * A mark's meaning: a drain mark's age (ms), `'behind'`, or undefined for text that is not a mark.
  */
 export function markAge(text: string): number | 'behind' | undefined {

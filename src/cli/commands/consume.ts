@@ -13,7 +13,7 @@ import { startTelemetry } from '../../telemetry/index.js';
 import { describeTraceDestination } from '../../telemetry/index.js';
 import { commandSinkOptions, createCommandSink } from '../command-sink.js';
 import type { CommonOptions, ConsumeOptions, Io } from '../command.js';
-import { EXIT_UNDELIVERED } from '../delivery.js';
+import { armGrace } from '../grace.js';
 import { renderSummary } from '../output/summary.js';
 
 /** Metric export interval for long-running sources: acks wait for it (OTEL_METRIC_EXPORT_INTERVAL wins). */
@@ -230,13 +230,11 @@ export async function runConsumer(
   await Promise.race([stopped, running]);
 
   // Graceful shutdown: stop taking input, apply what is in hand, flush, acknowledge, close.
-  const deadline = setTimeout(() => {
-    say(
-      `shutdown took longer than --grace-ms ${options.graceMillis}; exiting with messages unacknowledged (they will be redelivered)`,
-    );
-    process.exit(EXIT_UNDELIVERED);
-  }, options.graceMillis);
-  deadline.unref();
+  const disarm = armGrace(
+    options.graceMillis,
+    (line) => io.stderr.write(line),
+    'messages unacknowledged (they will be redelivered)',
+  );
   source.stop();
   await running.catch((error: unknown) =>
     say(`source stopped: ${error instanceof Error ? error.message : String(error)}`),
@@ -248,7 +246,7 @@ export async function runConsumer(
   await stopListening?.();
   await checkpoints?.close();
   await status?.close();
-  clearTimeout(deadline);
+  disarm();
   if (!common.quiet) {
     const seconds = (performance.now() - started) / 1000;
     const lines = renderSummary({

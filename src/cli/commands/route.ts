@@ -1,7 +1,7 @@
 import { importWithFeature } from '../../optional-packages.js';
 import type { Command } from '../command.js';
 import type { Io } from '../command.js';
-import { EXIT_UNDELIVERED } from '../delivery.js';
+import { armGrace } from '../grace.js';
 
 /** `route nats|redis`: republishes the runtime's single stream by partition until SIGINT/SIGTERM. */
 export async function runRouter(
@@ -24,13 +24,11 @@ export async function runRouter(
   const stop = () => {
     router.stop();
     // What it holds unacknowledged comes back to the next router, in order.
-    const deadline = setTimeout(() => {
-      say(
-        `shutdown took longer than --grace-ms ${command.graceMillis}; exiting with messages unacknowledged (the next router routes them)`,
-      );
-      process.exit(EXIT_UNDELIVERED);
-    }, command.graceMillis);
-    deadline.unref();
+    armGrace(
+      command.graceMillis,
+      (line) => io.stderr.write(line),
+      'messages unacknowledged (the next router routes them)',
+    );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

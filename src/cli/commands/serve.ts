@@ -81,7 +81,7 @@ export async function runServe(
   const disarm = armGrace(
     options.graceMillis,
     (line) => io.stderr.write(line),
-    'the spans still waiting for export',
+    'the spans still waiting for export not delivered',
   );
   await http.close();
   const { stats, delivered } = await backend.close();
