@@ -26,6 +26,11 @@ export interface Ownership {
   fenced: boolean;
   /** Effects refused because the ownership could no longer act (left to the next owner). */
   refused: number;
+  /**
+   * When (Date.now()) the last read sent that took everything the partition held was sent:
+   * everything stored before it has been handed over. -Infinity until such a read.
+   */
+  readToEndSince: number;
 }
 
 /** What fencing reads of a lease held: when it was last renewed, and whether it was given up. */
@@ -49,6 +54,7 @@ export function createOwnership(
     state: 'taking',
     fenced: false,
     refused: 0,
+    readToEndSince: -Infinity,
   };
 }
 

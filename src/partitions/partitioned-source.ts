@@ -16,8 +16,11 @@ export interface PartitionedSourceOptions {
   readonly keepAliveMillis: number | undefined;
   /** The lease store, connected in `open()`. */
   readonly store: () => Promise<LeaseStore>;
-  /** The source that reads partition `p`. */
-  readonly partitionSource: (p: number) => BrokerSource;
+  /**
+   * The source that reads partition `p`; it tells `drained` the time each read that took all
+   * there was to read was sent (see `BrokerSource.readToEnd`).
+   */
+  readonly partitionSource: (p: number, drained: (sentAt: number) => void) => BrokerSource;
   /** Before `p` is read: rebuild its checkpointed runs. */
   readonly beforeTake: (p: number) => Promise<void>;
   /**
@@ -166,6 +169,14 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
       store = await options.store();
       leases = store;
     },
+    readToEnd() {
+      // Partitions being taken count (nothing of them read yet); those let go no longer do.
+      let since = Infinity;
+      for (const own of owned.values())
+        if (own.state === 'taking' || own.state === 'reading')
+          since = Math.min(since, own.readToEndSince);
+      return since;
+    },
     mayAct(p) {
       const own = owned.get(p);
       if (own === undefined) return false;
@@ -179,7 +190,10 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
       const startedAt = Date.now();
       const take = async (p: number, epoch: number, acquiredAt: number) => {
         const takenAt = performance.now();
-        const own = createOwnership(p, epoch, options.partitionSource(p), acquiredAt);
+        const drained = (sentAt: number) => {
+          own.readToEndSince = Math.max(own.readToEndSince, sentAt);
+        };
+        const own = createOwnership(p, epoch, options.partitionSource(p, drained), acquiredAt);
         owned.set(p, own);
         try {
           await own.source.open();

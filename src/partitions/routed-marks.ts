@@ -69,10 +69,7 @@ export function markAge(text: string): number | 'behind' | undefined {
 /** Subscribes to a router's marks; resolves to what unsubscribes. */
 export type ListenForMarks = (onMark: (text: string) => void) => Promise<() => Promise<void>>;
 
-/**
- * Time taken off a mark for its way here and for the copies it covers to be read here: a copy
- * stored before the mark was sent is read by an instance's open pull within this.
- */
+/** Time taken off a drain mark for its way from the router to this instance. */
 export const MARK_TRANSIT_MILLIS = 100;
 
 /**
@@ -81,16 +78,32 @@ export const MARK_TRANSIT_MILLIS = 100;
  */
 export const ROUTER_SILENCE_MILLIS = 60_000;
 
+/** A drain mark heard: when, and the time through which it says everything was routed. */
+interface HeardMark {
+  readonly heardAt: number;
+  readonly drainedAt: number;
+}
+
+/** Drain marks heard and not yet in effect, beyond which the oldest two are taken as one. */
+const WAITING_MARKS = 64;
+
 /**
  * What an instance knows of its routers: the time (its own clock, ms) through which everything the
- * runtime published has been routed. Infinity while it hears no router (none yet, or none for
- * `silenceMillis`): the window then runs on the instance's clock, as without routers. A router
- * heard before any drain mark (a term that begins with a backlog) leaves it at the time the
- * instance started listening: nothing that came since is applied by time until a drain mark.
+ * runtime published has been routed and read here. Infinity while it hears no router (none yet,
+ * or none for `silenceMillis`): the window then runs on the instance's clock, as without routers.
+ * A router heard before any drain mark (a term that begins with a backlog) leaves it at the time
+ * the instance started listening: nothing that came since is applied by time until a drain mark.
+ *
+ * A drain mark speaks of copies stored in the partitions, not of copies read: it takes effect only
+ * once every partition this instance owns has been read to its end by a read sent after the mark
+ * was heard (`readSince`), so that an instance slow to read (a busy process, a long batch) never
+ * counts time through copies still waiting in its partitions.
  */
 export class RoutedClock {
   private heardAt: number | undefined;
   private drainedAt = -Infinity;
+  /** Drain marks heard, oldest first, waiting for the partitions to be read past them. */
+  private readonly waiting: HeardMark[] = [];
   private readonly listeningSince: number;
   private silent = false;
 
@@ -99,6 +112,11 @@ export class RoutedClock {
       readonly silenceMillis: number;
       readonly now: () => number;
       readonly report: (message: string) => void;
+      /**
+       * The time (same clock) before which everything stored in this instance's partitions has
+       * been handed over (see `BrokerSource.readToEnd`). Default: Infinity (read at once).
+       */
+      readonly readSince?: () => number;
     },
   ) {
     this.listeningSince = options.now();
@@ -113,12 +131,24 @@ export class RoutedClock {
       this.options.report('a router is routing again; reorder windows follow its marks');
     }
     this.heardAt = now;
-    if (age !== 'behind')
-      this.drainedAt = Math.max(this.drainedAt, now - age - MARK_TRANSIT_MILLIS);
+    if (age === 'behind') return;
+    this.waiting.push({ heardAt: now, drainedAt: now - age - MARK_TRANSIT_MILLIS });
+    // Taken as one, the two oldest take effect with the later: later, never earlier.
+    if (this.waiting.length > WAITING_MARKS) {
+      const [first, second] = this.waiting.splice(0, 2) as [HeardMark, HeardMark];
+      this.waiting.unshift({
+        heardAt: second.heardAt,
+        drainedAt: Math.max(first.drainedAt, second.drainedAt),
+      });
+    }
   }
 
   through(): number {
     if (this.heardAt === undefined) return Infinity;
+    const readSince = this.options.readSince?.() ?? Infinity;
+    // A read sent in the same millisecond as the mark was heard may have been sent before it.
+    while (this.waiting.length > 0 && this.waiting[0]!.heardAt < readSince)
+      this.drainedAt = Math.max(this.drainedAt, this.waiting.shift()!.drainedAt);
     if (this.options.now() - this.heardAt <= this.options.silenceMillis)
       return this.drainedAt === -Infinity ? this.listeningSince : this.drainedAt;
     if (!this.silent) {

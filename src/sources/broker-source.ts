@@ -40,6 +40,12 @@ export interface BrokerSource {
    * lapsed; asked right before each such effect.
    */
   mayAct?(p: number): boolean;
+  /**
+   * Partitioned sources: the time (Date.now()) before which everything stored in every partition
+   * this instance owns has been handed over: the oldest of their last reads that took all there
+   * was. -Infinity while a partition has had no such read; Infinity when none is owned.
+   */
+  readToEnd?(): number;
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */

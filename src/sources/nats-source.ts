@@ -25,9 +25,10 @@ export interface NatsSourceOptions {
   readonly refuseShared?: ((other: string) => string) | undefined;
   /**
    * Told after each pull that ended by its expiry with room left: every message stored before
-   * `at` (Date.now()) has been handed over. Not told after a failed pull, nor while recovering.
+   * `at` (Date.now(), when it ended) has been handed over, and surely every one stored before
+   * `sentAt` (when it was sent). Not told after a failed pull, nor while recovering.
    */
-  readonly drained?: (at: number) => void;
+  readonly drained?: (at: number, sentAt: number) => void;
   /** Told after each pull that ended full: there may be more to read (a backlog). */
   readonly behind?: () => void;
 }
@@ -246,6 +247,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           // A pull is read to its end (at most a batch, within a second) even when stopping:
           // what the server sent into it and was never read would come back only after the ack
           // wait, behind newer messages; read, it is applied or released at once.
+          const sentAt = Date.now();
           const batch = await consumer.fetch({
             max_messages: options.batchSize,
             expires: PULL_EXPIRES_MILLIS,
@@ -258,7 +260,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           }
           // A pull with room left stays open at the server until it expires, taking what is
           // stored meanwhile: it ended having read the stream to the end.
-          if (handed < options.batchSize) options.drained?.(Date.now());
+          if (handed < options.batchSize) options.drained?.(Date.now(), sentAt);
           else options.behind?.();
         } catch (error) {
           // The server restarted, the connection dropped or heartbeats were missed: the client

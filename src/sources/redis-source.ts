@@ -25,6 +25,12 @@ export interface RedisSourceOptions {
    * another consumer that read from it in the last few seconds: each would see part of every run.
    */
   readonly refuseShared?: ((other: string) => string) | undefined;
+  /**
+   * Told after each read of new entries that took fewer than a batch: every entry stored before
+   * `sentAt` (Date.now() when the read was sent) has been handed over. Not told while it reads
+   * its own pending entries or claims others', nor after a failed read.
+   */
+  readonly drained?: (sentAt: number) => void;
 }
 
 /** Another consumer of the group that read within this long is taken as live. */
@@ -187,6 +193,7 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
           continue;
         }
         let entries: Entry[];
+        const sentAt = Date.now();
         try {
           entries = await read('>', window);
           watch.ok();
@@ -197,6 +204,8 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
           continue;
         }
         for (const entry of entries) deliver(entry, onMessage);
+        // Fewer than asked for: the server had no more when it took the read.
+        if (entries.length < options.batchSize) options.drained?.(sentAt);
       }
     },
     stop() {

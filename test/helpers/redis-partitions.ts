@@ -16,6 +16,8 @@ export interface RedisInstanceOptions {
   readonly batchSize: number;
   readonly report: (message: string) => void;
   readonly meter?: Meter;
+  /** Told after partition `p`'s source said it read everything stored before `sentAt`. */
+  readonly drained?: (p: number, sentAt: number) => void;
 }
 
 export function redisPartitionInstance(options: RedisInstanceOptions): BrokerSource {
@@ -33,7 +35,7 @@ export function redisPartitionInstance(options: RedisInstanceOptions): BrokerSou
         instanceId: id,
         leaseMillis,
       }),
-    partitionSource: (p) =>
+    partitionSource: (p, drained) =>
       createRedisSource({
         url: REDIS_URL,
         stream: `${key}:${p}`,
@@ -41,6 +43,10 @@ export function redisPartitionInstance(options: RedisInstanceOptions): BrokerSou
         consumer: id,
         claimIdleMillis: 0,
         batchSize: options.batchSize,
+        drained: (sentAt) => {
+          drained(sentAt);
+          options.drained?.(p, sentAt);
+        },
       }),
     beforeTake: () => Promise.resolve(),
     beforeRelease: () => Promise.resolve(),

@@ -91,4 +91,60 @@ describe('routed clock', () => {
     expect(clock.through()).toBe(drained);
     expect(reports).toEqual([]);
   });
+
+  it('puts a drain mark in effect only once the partitions were read to their end after it was heard', () => {
+    let now = 70_000;
+    let readSince = -Infinity;
+    const clock = new RoutedClock({
+      silenceMillis: 60_000,
+      now: () => now,
+      report: () => undefined,
+      readSince: () => readSince,
+    });
+    clock.heard(BEHIND_MARK);
+    now += 500;
+    clock.heard(markText(20));
+    const first = now - 20 - MARK_TRANSIT_MILLIS;
+    // No read yet: the time stays where listening began.
+    expect(clock.through()).toBe(70_000);
+    now += 300;
+    clock.heard(markText(0));
+    const second = now - MARK_TRANSIT_MILLIS;
+    // A read sent in the millisecond the first mark was heard may have been sent before it.
+    readSince = 70_500;
+    expect(clock.through()).toBe(70_000);
+    readSince = 70_501;
+    expect(clock.through()).toBe(first);
+    readSince = now + 1;
+    expect(clock.through()).toBe(second);
+    // A read to the end never moves it past the marks heard.
+    readSince = now + 10_000;
+    now += 10_000;
+    expect(clock.through()).toBe(second);
+  });
+
+  it('keeps at most a bounded number of marks waiting, each taking effect no earlier than heard', () => {
+    let now = 1_000;
+    let readSince = -Infinity;
+    const clock = new RoutedClock({
+      silenceMillis: 60_000,
+      now: () => now,
+      report: () => undefined,
+      readSince: () => readSince,
+    });
+    const heardAt: number[] = [];
+    for (let k = 0; k < 10_000; k += 1) {
+      now += 1;
+      heardAt.push(now);
+      clock.heard(markText(0));
+    }
+    // However many wait, the waiting ones are taken as one only towards the later: reading past
+    // the 5 000th mark puts no later mark in effect.
+    readSince = heardAt[4_999]! + 1;
+    const through = clock.through();
+    expect(through).toBeLessThanOrEqual(heardAt[4_999]! - MARK_TRANSIT_MILLIS);
+    readSince = now + 1;
+    expect(clock.through()).toBe(now - MARK_TRANSIT_MILLIS);
+    expect(through).toBeLessThan(clock.through());
+  });
 });

@@ -133,6 +133,10 @@ export async function runConsumer(
       silenceMillis: ROUTER_SILENCE_MILLIS,
       now: clock,
       report: say,
+      // Reading paused (--max-ack-pending) waits for held runs to end, and they end by this
+      // clock: then marks take effect as heard, and the bound on held messages is what holds.
+      readSince: () =>
+        ledger.pending >= options.maxPending ? Infinity : (source.readToEnd?.() ?? Infinity),
     });
     stopListening = await routedMarks((text) => routed.heard(text)).catch((error: unknown) => {
       say(

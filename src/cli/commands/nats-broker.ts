@@ -51,12 +51,13 @@ export function natsSource(
         instanceId: partitioned.instanceId,
         leaseMillis: partitioned.leaseMillis,
       }),
-    partitionSource: (p) =>
+    partitionSource: (p, drained) =>
       createNatsSource({
         ...nats,
         stream: partitioned.partitionStream,
         subject: `${nats.subject}.${p}`,
         durable: `${nats.durable}-p${p}`,
+        drained: (_at, sentAt) => drained(sentAt),
       }),
     beforeTake: (p) => hooks.restore(p),
     beforeRelease: (p) => hooks.settle(p),

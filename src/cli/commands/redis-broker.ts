@@ -52,7 +52,7 @@ export function redisSource(
         instanceId: partitioned.instanceId,
         leaseMillis: partitioned.leaseMillis,
       }),
-    partitionSource: (p) =>
+    partitionSource: (p, drained) =>
       createRedisSource({
         ...redis,
         stream: `${redis.stream}:${p}`,
@@ -62,6 +62,7 @@ export function redisSource(
         // The router writes the event as `event`, whatever the runtime's field.
         field: 'event',
         unreadable: (message) => hooks.unreadable(message),
+        drained,
       }),
     beforeTake: (p) => hooks.restore(p),
     beforeRelease: (p) => hooks.settle(p),
