@@ -126,6 +126,18 @@ export class RunCheckpoints {
       log.saving = this.save(result.runId, log);
   }
 
+  /**
+   * Reading is paused: this consumer holds as many messages as it may. Every open run holding
+   * messages is checkpointed now, whatever it holds, so that they are acknowledged and reading
+   * resumes: runs that each hold less than `everyMessages` but together hold the bound wait for
+   * messages not read yet, and would hold the consumer for good.
+   */
+  relieve(): void {
+    for (const [runId, log] of this.logs)
+      if (!log.ended && log.saving === undefined && this.options.ledger.heldFor(runId) > 0)
+        log.saving = this.save(runId, log);
+  }
+
   /** The run ended: a run never checkpointed needs nothing more from here. */
   runEnded(runId: string): void {
     const log = this.logs.get(runId);

@@ -20,6 +20,8 @@ import { renderSummary } from '../output/summary.js';
 const SOURCE_METRIC_EXPORT_INTERVAL_MILLIS = 5000;
 /** Least time between two exports forced by held messages. */
 const PRESSURE_EXPORT_GAP_MILLIS = 500;
+/** Least time between two rounds of checkpoints forced by a pause (--max-ack-pending reached). */
+const RELIEVE_EVERY_MILLIS = 250;
 /**
  * The clock of durability: a run's end and a checkpoint's snapshot are compared with the time a
  * metric collection was taken, which the SDK reads from `Date.now()`. The monotonic clock
@@ -196,6 +198,7 @@ export async function runConsumer(
       });
   };
   let pausedOnce = false;
+  let relievedAt = -Infinity;
   const keepAlive =
     source.keepAliveMillis === undefined
       ? undefined
@@ -220,10 +223,16 @@ export async function runConsumer(
       // the collector's round trip, not by the metric export interval.
       if (ledger.pending >= options.maxPending / 2) exportNow();
       if (ledger.pending < options.maxPending) return true;
+      // Open runs' messages are acknowledged once checkpointed: a pause is relieved by saving
+      // them now (at most every RELIEVE_EVERY_MILLIS), not only when one run holds enough.
+      if (performance.now() - relievedAt >= RELIEVE_EVERY_MILLIS) {
+        relievedAt = performance.now();
+        checkpoints?.relieve();
+      }
       if (!pausedOnce) {
         pausedOnce = true;
         say(
-          `holding ${ledger.pending} unacknowledged messages (--max-ack-pending ${options.maxPending}): pulling paused until runs finish (said once). A run's messages are held until its spans and metrics are exported, its grace period included: throughput is at most --max-ack-pending / (reorder window + grace + export); raise it, or lower AGENT_OTEL_BRIDGE_LATE_GRACE_MS`,
+          `holding ${ledger.pending} unacknowledged messages (--max-ack-pending ${options.maxPending}): pulling paused until runs finish (said once)${checkpoints === undefined ? '' : '; open runs are checkpointed meanwhile, which acknowledges their messages'}. A run's messages are held until its spans and metrics are exported (or it is checkpointed), its grace period included: throughput is at most --max-ack-pending / (reorder window + grace + export); raise it, or lower AGENT_OTEL_BRIDGE_LATE_GRACE_MS`,
         );
       }
       return false;
