@@ -11,6 +11,7 @@ import type { DataPoint, Histogram } from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BrokerSource } from '../../src/sources/broker-source.js';
 import { REDIS_URL } from '../helpers/brokers.js';
+import { redisLeaseKey } from '../../src/partitions/redis-lease-store.js';
 import { redisPartitionInstance } from '../helpers/redis-partitions.js';
 import { waitFor } from '../helpers/wire-spans.js';
 
@@ -180,4 +181,53 @@ describe('partition balancing among instances', () => {
       expect(copies, `partition ${p}`).toBeLessThanOrEqual((byOwnership.size - 1) * 20);
     }
   }, 90_000);
+
+  it("gives a closed instance's partitions back at once: its leases are gone when close() resolves, and another instance takes them", async () => {
+    const key = `aob-close-${randomUUID().slice(0, 8)}`;
+    const redis = createClient({ url: REDIS_URL });
+    await redis.connect();
+    cleanups.push(async () => {
+      for (const k of await redis.keys(`${key}*`)) await redis.del(k);
+      await redis.quit();
+    });
+    // Longer than a's close takes to return: a lease gone by then was released, not expired.
+    const leaseMillis = 6_000;
+    const owned = new Map<string, Set<number>>();
+    const start = async (id: string) => {
+      owned.set(id, new Set());
+      const source = redisPartitionInstance({
+        key,
+        id,
+        partitions: 4,
+        leaseMillis,
+        batchSize: 20,
+        report: (message) => {
+          const taken = /^owns partition (\d+)/.exec(message);
+          if (taken !== null) owned.get(id)!.add(Number(taken[1]));
+        },
+      });
+      await source.open();
+      const done = source.run(
+        (_text, delivery) => delivery.ack(),
+        () => true,
+      );
+      cleanups.push(async () => {
+        source.stop();
+        await done.catch(() => undefined);
+        await source.close();
+      });
+      return { source, done };
+    };
+    const a = await start('a');
+    await waitFor(() => owned.get('a')!.size === 4, 20_000, 'a owning every partition');
+    const leases = async () =>
+      Promise.all([0, 1, 2, 3].map((p) => redis.get(redisLeaseKey(`${key}:bridge`, p))));
+    expect((await leases()).every((v) => v?.startsWith('a/') === true)).toBe(true);
+    // Closed while it reads (a shutdown cut short): nothing handed over, every lease released.
+    await a.source.close();
+    expect(await leases()).toEqual([null, null, null, null]);
+    await a.done;
+    await start('b');
+    await waitFor(() => owned.get('b')!.size === 4, 20_000, 'b owning every partition');
+  }, 60_000);
 });
