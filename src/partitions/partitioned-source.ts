@@ -1,9 +1,9 @@
 import type { Meter } from '@opentelemetry/api';
 import type { BrokerSource } from '../sources/broker-source.js';
-import { pause } from '../sources/broker-source.js';
-import type { Delivery } from '../sources/delivery-ledger.js';
+import { fencedDelivery } from './fenced-delivery.js';
 import type { LeaseStore } from './lease-store.js';
 import { createPartitionMetrics } from './partition-metrics.js';
+import { repeatEvery } from './repeat-every.js';
 import { actWindow, createOwnership, mayAct } from './ownership.js';
 import type { Ownership } from './ownership.js';
 
@@ -98,34 +98,6 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
   let leases: LeaseStore | undefined;
   /** The renewal loop, which runs from `run()` until `close()`. */
   let renewing: Promise<void> | undefined;
-
-  const refuse = (own: Ownership, delivery: Delivery) => {
-    own.refused += 1;
-    delivery.release?.();
-  };
-
-  /** A delivery whose acknowledgement and keep-alive are sent only while the ownership may act. */
-  const fenced = (own: Ownership, delivery: Delivery): Delivery => ({
-    ...delivery,
-    partition: own.p,
-    ack: () => {
-      if (mayAct(own, leaseMillis)) delivery.ack();
-      else refuse(own, delivery);
-    },
-    nak: (delayMillis) => {
-      if (mayAct(own, leaseMillis)) delivery.nak(delayMillis);
-      else refuse(own, delivery);
-    },
-    skip: () => {
-      if (!mayAct(own, leaseMillis)) refuse(own, delivery);
-      else if (delivery.skip === undefined) delivery.ack();
-      else delivery.skip();
-    },
-    // A stale owner's keep-alive would hold back the redelivery its next owner waits for.
-    keepAlive: () => {
-      if (mayAct(own, leaseMillis)) delivery.keepAlive?.();
-    },
-  });
 
   /** Lost, or not renewed in time: fenced at once, then stopped and forgotten (in turn). */
   const stepDown = (own: Ownership, why: string) => {
@@ -222,7 +194,7 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
                 stepDown(own, 'a message arrived after its lease could have lapsed');
               return;
             }
-            onMessage(text, fenced(own, delivery));
+            onMessage(text, fencedDelivery(own, delivery, leaseMillis));
           },
           canPull,
           // Reads end while the lease surely holds: what a read takes reaches the next owner.
@@ -291,32 +263,20 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
           });
         }
       };
-      const loop = async (
-        work: () => Promise<void>,
-        every: number,
-        what: string,
-        signal: AbortSignal,
-        late?: (seconds: number) => void,
-      ) => {
-        let due = Date.now();
-        while (!signal.aborted) {
-          late?.(Math.max(0, Date.now() - due) / 1000);
-          await work().catch((error: unknown) =>
-            options.report(`partition ${what} failed (retrying): ${describe(error)}`),
-          );
-          due = Math.max(due + every, Date.now());
-          await pause(due - Date.now(), signal);
-        }
-      };
+      const failed = (what: string) => (error: unknown) =>
+        options.report(`partition ${what} failed (retrying): ${describe(error)}`);
       // Renewals go on until close(): a graceful shutdown acknowledges under the lease.
-      renewing = loop(
-        () => renewAll(leaseStore),
-        renewEvery,
-        'lease renewal',
-        closing.signal,
-        metrics.renewedLate,
-      );
-      await loop(balance, balanceEvery, 'balancing', stopping.signal);
+      renewing = repeatEvery(() => renewAll(leaseStore), {
+        everyMillis: renewEvery,
+        signal: closing.signal,
+        failed: failed('lease renewal'),
+        late: metrics.renewedLate,
+      });
+      await repeatEvery(balance, {
+        everyMillis: balanceEvery,
+        signal: stopping.signal,
+        failed: failed('balancing'),
+      });
       // Stopping is a hand-over of every partition: its open runs checkpointed, its ended runs
       // acknowledged, its lease released, so that the next owner records nothing again.
       for (const own of [...owned.values()]) await exclusive(() => handOver(own));
