@@ -107,8 +107,9 @@ export function createRedisRouter(options: RouterOptions): Router {
         const entries = reply?.[0]?.messages ?? [];
         // A read that found entries returned at once, perhaps before newer ones came in while
         // its reply was on its way: it read the stream to the end as of when it was sent. One
-        // that found nothing waited at the server until now.
-        const readAt = entries.length > 0 ? sentAt : Date.now();
+        // that found nothing waited at the server for its block time, however late its reply
+        // is read here (a busy process): what came after that is not in it.
+        const readAt = entries.length > 0 ? sentAt : Math.min(Date.now(), sentAt + window);
         await routeAll(entries);
         watch.ok();
         // With room left, the read took everything there was: once its entries are routed, a

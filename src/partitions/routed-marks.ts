@@ -117,6 +117,12 @@ export class RoutedClock {
        * been handed over (see `BrokerSource.readToEnd`). Default: Infinity (read at once).
        */
       readonly readSince?: () => number;
+      /**
+       * The last time (same clock) this process ran anything before now: a mark handled now
+       * arrived no earlier, however long the process was busy before it read the mark. Default:
+       * now (a mark arrived when it is handled).
+       */
+      readonly arrivedAfter?: () => number;
     },
   ) {
     this.listeningSince = options.now();
@@ -132,7 +138,10 @@ export class RoutedClock {
     }
     this.heardAt = now;
     if (age === 'behind') return;
-    this.waiting.push({ heardAt: now, drainedAt: now - age - MARK_TRANSIT_MILLIS });
+    // The age counts from when the router sent it: from when it arrived here, not from when a
+    // busy process got round to it, or the time it says would run ahead by that wait.
+    const arrived = Math.min(now, this.options.arrivedAfter?.() ?? now);
+    this.waiting.push({ heardAt: now, drainedAt: arrived - age - MARK_TRANSIT_MILLIS });
     // Taken as one, the two oldest take effect with the later: later, never earlier.
     if (this.waiting.length > WAITING_MARKS) {
       const [first, second] = this.waiting.splice(0, 2) as [HeardMark, HeardMark];

@@ -25,8 +25,9 @@ export interface NatsSourceOptions {
   readonly refuseShared?: ((other: string) => string) | undefined;
   /**
    * Told after each pull that ended by its expiry with room left: every message stored before
-   * `at` (Date.now(), when it ended) has been handed over, and surely every one stored before
-   * `sentAt` (when it was sent). Not told after a failed pull, nor while recovering.
+   * `at` (Date.now(): when it expired at the server, never later than when its end was read) has
+   * been handed over, and surely every one stored before `sentAt` (when it was sent). Not told
+   * after a failed pull, nor while recovering.
    */
   readonly drained?: (at: number, sentAt: number) => void;
   /** Told after each pull that ended full: there may be more to read (a backlog). */
@@ -260,7 +261,10 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           }
           // A pull with room left stays open at the server until it expires, taking what is
           // stored meanwhile: it ended having read the stream to the end.
-          if (handed < options.batchSize) options.drained?.(Date.now(), sentAt);
+          // It ended at the server when it expired, however late its end is read here (a busy
+          // process): what was stored after that is not in it.
+          if (handed < options.batchSize)
+            options.drained?.(Math.min(Date.now(), sentAt + PULL_EXPIRES_MILLIS), sentAt);
           else options.behind?.();
         } catch (error) {
           // The server restarted, the connection dropped or heartbeats were missed: the client

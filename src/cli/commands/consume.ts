@@ -20,6 +20,8 @@ import { renderSummary } from '../output/summary.js';
 const SOURCE_METRIC_EXPORT_INTERVAL_MILLIS = 5000;
 /** Least time between two exports forced by held messages. */
 const PRESSURE_EXPORT_GAP_MILLIS = 500;
+/** How often the process notes that it is free to run timers (a mark's arrival is bounded by it). */
+const FREE_TICK_MILLIS = 10;
 /** Least time between two rounds of checkpoints forced by a pause (--max-ack-pending reached). */
 const RELIEVE_EVERY_MILLIS = 250;
 /**
@@ -130,8 +132,14 @@ export async function runConsumer(
   await source.open();
   // Behind routers: reorder windows and grace periods count time only as far as they routed.
   let stopListening: (() => Promise<void>) | undefined;
+  let freeTimer: NodeJS.Timeout | undefined;
   if (routedMarks !== undefined) {
+    // When this process last ran a timer: a mark read now arrived no earlier (see RoutedClock).
+    let freeAt = clock();
+    freeTimer = setInterval(() => (freeAt = clock()), FREE_TICK_MILLIS);
+    freeTimer.unref();
     const routed = new RoutedClock({
+      arrivedAfter: () => freeAt,
       silenceMillis: ROUTER_SILENCE_MILLIS,
       now: clock,
       report: say,
@@ -253,6 +261,7 @@ export async function runConsumer(
     say(`source stopped: ${error instanceof Error ? error.message : String(error)}`),
   );
   if (keepAlive !== undefined) clearInterval(keepAlive);
+  clearInterval(freeTimer);
   await sink.shutdown({ endOpenRuns: options.endOpenRunsOnShutdown });
   await telemetry.shutdown();
   await source.close();

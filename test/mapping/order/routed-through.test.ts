@@ -41,6 +41,12 @@ interface Schedule {
   readonly idleRead: number;
   readonly tickEvery: number;
   /**
+   * The router's gap is a busy process, not a dead one: the read in flight when it began is
+   * handled when it ends (its mark sent then), where a dead router's is never handled; its next
+   * read is sent `nextReadAfter` ms later.
+   */
+  readonly routerBusy?: { readonly nextReadAfter: number };
+  /**
    * How the instance reads its partition: a read of at most `batch` copies every `readEvery` ms,
    * none for `stall` ms from `stallAfter` after the router started (a busy process). Absent:
    * each copy is read the moment it is stored.
@@ -66,7 +72,12 @@ type Step = { readonly at: number } & (
  * What reaches the instance, in order: each event's copy; a drain mark after each read that took
  * everything there was, a behind mark at the router's start and after each full read.
  */
-function routed(schedule: Schedule, start: number, until: number): Step[] {
+function routed(
+  schedule: Schedule,
+  start: number,
+  until: number,
+  claimsFromHandling = false,
+): Step[] {
   const publishedAt = (k: number) => start + k * STEP;
   const pauseFrom = start + schedule.startsAfter + schedule.gapAfter;
   const pauseUntil = pauseFrom + schedule.gap;
@@ -95,6 +106,15 @@ function routed(schedule: Schedule, start: number, until: number): Step[] {
     else {
       t += schedule.idleRead;
       if (t < pauseFrom || t >= pauseUntil) steps.push({ at: t + LATENCY, mark: LATENCY });
+      else if (schedule.routerBusy !== undefined) {
+        // A busy router handles the read's empty reply when it runs again, and is slow to read
+        // the next. The read ended at the server at `t`: nothing published since is routed yet.
+        steps.push({
+          at: pauseUntil + LATENCY,
+          mark: claimsFromHandling ? LATENCY : pauseUntil - t + LATENCY,
+        });
+        t = pauseUntil + schedule.routerBusy.nextReadAfter;
+      }
     }
   }
   return steps;
@@ -104,7 +124,13 @@ function routed(schedule: Schedule, start: number, until: number): Step[] {
  * Feeds the run's copies and marks to an instance. `marks`: its window follows the marks;
  * `afterRead`: a drain mark takes effect only once the partition was read to its end after it.
  */
-function feed(schedule: Schedule, marks: boolean, afterRead = true): Fed {
+function feed(
+  schedule: Schedule,
+  marks: boolean,
+  afterRead = true,
+  fromArrival = true,
+  routerClaimsFromHandling = false,
+): Fed {
   let clock = 1_000_000;
   const start = clock;
   const { buffer, exporter } = createWindowedMapping(WINDOW, () => clock);
@@ -117,7 +143,10 @@ function feed(schedule: Schedule, marks: boolean, afterRead = true): Fed {
     now: () => clock,
     report: () => undefined,
     ...(afterRead ? { readSince: () => readToEndSince } : {}),
+    ...(fromArrival ? { arrivedAfter: () => freeAt } : {}),
   });
+  // The last time the instance ran anything (it runs nothing while it stalls).
+  let freeAt = clock;
   if (marks) buffer.readThrough = () => heard.through();
   const outcomes: TrackOutcome[] = [];
   const settler = { settled: (i: number, o: TrackOutcome) => (outcomes[i] = o) };
@@ -128,7 +157,7 @@ function feed(schedule: Schedule, marks: boolean, afterRead = true): Fed {
     events.length * (schedule.readEvery + (schedule.instance?.readEvery ?? 0)) +
     (schedule.instance?.stall ?? 0) +
     20 * WINDOW;
-  const steps = routed(schedule, start, end);
+  const steps = routed(schedule, start, end, routerClaimsFromHandling);
   const offer = (index: number) => {
     const o = buffer.offer(events[index]!, 'behest', settler, index);
     if (!('held' in o && o.held === true)) outcomes[index] = o;
@@ -138,14 +167,24 @@ function feed(schedule: Schedule, marks: boolean, afterRead = true): Fed {
   let nextRead = reader === undefined ? Infinity : clock + reader.readEvery;
   let nextTick = clock + schedule.tickEvery;
   let k = 0;
+  // Marks that reached a stalled instance: handled when the stall ends, in order.
+  const unheard: string[] = [];
+  const stalled = (t: number) => reader !== undefined && t >= stallFrom && t < stallUntil;
   while (clock < end) {
     const step = steps[k];
     const t = Math.min(nextTick, nextRead, step?.at ?? Infinity);
     clock = t;
+    if (!stalled(t)) {
+      for (const text of unheard.splice(0)) heard.heard(text);
+      freeAt = t;
+    }
     if (step !== undefined && t === step.at) {
       k += 1;
-      if ('mark' in step) heard.heard(step.mark === 'behind' ? BEHIND_MARK : markText(step.mark));
-      else if (reader === undefined) offer(step.index);
+      if ('mark' in step) {
+        const text = step.mark === 'behind' ? BEHIND_MARK : markText(step.mark);
+        if (stalled(t)) unheard.push(text);
+        else heard.heard(text);
+      } else if (reader === undefined) offer(step.index);
       else partition.push(step.index);
     } else if (t === nextRead && reader !== undefined) {
       if (t >= stallFrom && t < stallUntil) nextRead = stallUntil;
@@ -158,7 +197,7 @@ function feed(schedule: Schedule, marks: boolean, afterRead = true): Fed {
       }
     } else {
       nextTick += schedule.tickEvery;
-      buffer.tick();
+      if (!stalled(t)) buffer.tick();
     }
   }
   return {
@@ -256,5 +295,67 @@ describe("a router's gaps and an instance's reorder window", () => {
     );
     // The schedules do reach what reading first fixes.
     expect(lateAsHeard).toBeGreaterThan(0);
+  });
+
+  it("applies every event in its run's order when the instance or the router is busy as the router stops, where a mark's age or an empty read's end counted from its handling leaves some late", () => {
+    // A busy machine slows both: the instance stalls (it runs nothing, marks wait in its socket)
+    // from shortly before the router stops until after; the router routes again later still.
+    const reach = 5;
+    let lateFromHandling = 0;
+    let routerLateFromHandling = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat(), { minLength: 1, maxLength: 12 }),
+        fc.record({
+          batch: fc.integer({ min: 1, max: 8 }),
+          readEvery: fc.integer({ min: 1, max: 20 }),
+          gapAfter: fc.integer({ min: 50, max: 700 }),
+          gapBeyondStall: fc.integer({ min: 0, max: 3_000 }),
+          idleRead: fc.integer({ min: 20, max: 300 }),
+          tickEvery: fc.integer({ min: 5, max: 100 }),
+          stallBefore: fc.integer({ min: 0, max: 400 }),
+          stall: fc.integer({ min: 500, max: 4_000 }),
+          instanceBatch: fc.integer({ min: 1, max: 8 }),
+          instanceReadEvery: fc.integer({ min: 1, max: 30 }),
+          routerBusy: fc.option(fc.record({ nextReadAfter: fc.integer({ min: 0, max: 2_000 }) }), {
+            nil: undefined,
+          }),
+        }),
+        (swaps, t) => {
+          const stallAfter = Math.max(0, t.gapAfter - t.stallBefore);
+          const schedule: Schedule = {
+            published: displaced(swaps, reach),
+            startsAfter: 0,
+            batch: t.batch,
+            readEvery: t.readEvery,
+            gapAfter: t.gapAfter,
+            gap: stallAfter + t.stall - t.gapAfter + t.gapBeyondStall,
+            idleRead: t.idleRead,
+            tickEvery: t.tickEvery,
+            ...(t.routerBusy === undefined ? {} : { routerBusy: t.routerBusy }),
+            instance: {
+              batch: t.instanceBatch,
+              readEvery: t.instanceReadEvery,
+              stallAfter,
+              stall: t.stall,
+            },
+          };
+          const held = feed(schedule, true);
+          expect(held.outcomes.map((o) => o.outcome)).toEqual(events.map(() => 'accepted'));
+          if (feed(schedule, true, true, false).outcomes.some((o) => o.outcome === 'late'))
+            lateFromHandling += 1;
+          if (
+            t.routerBusy !== undefined &&
+            feed(schedule, true, true, true, true).outcomes.some((o) => o.outcome === 'late')
+          )
+            routerLateFromHandling += 1;
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // The schedules do reach what counting from the mark's arrival fixes, on the instance's side
+    // and on the router's (an empty read's end taken from when its reply was handled).
+    expect(lateFromHandling).toBeGreaterThan(0);
+    expect(routerLateFromHandling).toBeGreaterThan(0);
   });
 });
