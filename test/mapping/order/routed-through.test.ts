@@ -218,6 +218,20 @@ function displaced(swaps: readonly number[], reach: number): number[] {
   return order;
 }
 
+/** Swaps that displace the run's events (see `displaced`). */
+const swapsDrawn = fc.array(fc.nat(), { minLength: 1, maxLength: 12 });
+
+/** A router's timing: a backlog at its start, its reads, a gap of `gap` ms, idle reads, the timer. */
+const routerTimings = (gap: fc.Arbitrary<number>) => ({
+  startsAfter: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 3_000 })),
+  batch: fc.integer({ min: 1, max: 8 }),
+  readEvery: fc.integer({ min: 1, max: 60 }),
+  gapAfter: fc.integer({ min: 0, max: 1_500 }),
+  gap,
+  idleRead: fc.integer({ min: 20, max: 1_200 }),
+  tickEvery: fc.integer({ min: 5, max: 300 }),
+});
+
 describe("a router's gaps and an instance's reorder window", () => {
   it("applies every event in its run's order through a router's backlog and pause, where without its marks some come late", () => {
     const calm = {
@@ -238,16 +252,8 @@ describe("a router's gaps and an instance's reorder window", () => {
     let lateWithout = 0;
     fc.assert(
       fc.property(
-        fc.array(fc.nat(), { minLength: 1, maxLength: 12 }),
-        fc.record({
-          startsAfter: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 3_000 })),
-          batch: fc.integer({ min: 1, max: 8 }),
-          readEvery: fc.integer({ min: 1, max: 60 }),
-          gapAfter: fc.integer({ min: 0, max: 1_500 }),
-          gap: fc.integer({ min: 0, max: 12_000 }),
-          idleRead: fc.integer({ min: 20, max: 1_200 }),
-          tickEvery: fc.integer({ min: 5, max: 300 }),
-        }),
+        swapsDrawn,
+        fc.record(routerTimings(fc.integer({ min: 0, max: 12_000 }))),
         (swaps, timing) => {
           const schedule = { ...timing, published: displaced(swaps, reach) };
           const held = feed(schedule, true);
@@ -267,15 +273,9 @@ describe("a router's gaps and an instance's reorder window", () => {
     let lateAsHeard = 0;
     fc.assert(
       fc.property(
-        fc.array(fc.nat(), { minLength: 1, maxLength: 12 }),
+        swapsDrawn,
         fc.record({
-          startsAfter: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 3_000 })),
-          batch: fc.integer({ min: 1, max: 8 }),
-          readEvery: fc.integer({ min: 1, max: 60 }),
-          gapAfter: fc.integer({ min: 0, max: 1_500 }),
-          gap: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 6_000 })),
-          idleRead: fc.integer({ min: 20, max: 1_200 }),
-          tickEvery: fc.integer({ min: 5, max: 300 }),
+          ...routerTimings(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 6_000 }))),
           instance: fc.record({
             batch: fc.integer({ min: 1, max: 8 }),
             readEvery: fc.integer({ min: 1, max: 400 }),
@@ -305,7 +305,7 @@ describe("a router's gaps and an instance's reorder window", () => {
     let routerLateFromHandling = 0;
     fc.assert(
       fc.property(
-        fc.array(fc.nat(), { minLength: 1, maxLength: 12 }),
+        swapsDrawn,
         fc.record({
           batch: fc.integer({ min: 1, max: 8 }),
           readEvery: fc.integer({ min: 1, max: 20 }),
