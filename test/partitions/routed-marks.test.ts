@@ -147,4 +147,24 @@ describe('routed clock', () => {
     expect(clock.through()).toBe(now - MARK_TRANSIT_MILLIS);
     expect(through).toBeLessThan(clock.through());
   });
+
+  it('counts a drain mark from the last time the process was free before it handled the mark', () => {
+    let now = 20_000;
+    let freeAt = 20_000;
+    const clock = new RoutedClock({
+      silenceMillis: 60_000,
+      now: () => now,
+      report: () => undefined,
+      arrivedAfter: () => freeAt,
+    });
+    // Busy for 3 s: the mark waited in the socket, and says nothing of those 3 s.
+    now += 3_000;
+    clock.heard(markText(40));
+    expect(clock.through()).toBe(20_000 - 40 - MARK_TRANSIT_MILLIS);
+    // Free again: a mark handled at once counts from now.
+    freeAt = now + 10;
+    now += 10;
+    clock.heard(markText(40));
+    expect(clock.through()).toBe(now - 40 - MARK_TRANSIT_MILLIS);
+  });
 });
