@@ -5,6 +5,8 @@
 import { createRequire } from 'node:module';
 import type { Price, PriceQuery, PriceTable } from './price-table.js';
 import { totalInput } from './token-classes.js';
+import { PRICE_ERROR, compileModelPlan } from './genai-plan.js';
+import type { GenaiTokens, ModelPlan, PriceCheck } from './genai-plan.js';
 
 /** The package version the bridge is built and tested with (checked by a test against the installed one). */
 export const BUNDLED_PRICES_VERSION = '0.1.8';
@@ -17,10 +19,13 @@ interface GenaiProvider {
   readonly models: readonly object[];
   readonly fallback_model_providers?: readonly string[];
 }
+interface GenaiModel {
+  readonly prices: unknown;
+}
 interface GenaiPriceResult {
   readonly total_price: number;
   readonly provider: GenaiProvider;
-  readonly model: object;
+  readonly model: GenaiModel;
 }
 type CalcPrice = (
   usage: GenaiUsage,
@@ -38,6 +43,11 @@ function load(): CalcPrice {
   return calcPrice;
 }
 
+function priced(usd: number): Price {
+  if (!Number.isFinite(usd) || usd < 0) return { status: 'unpriced', reason: 'price_error' };
+  return { status: 'priced', usd, table: BUNDLED_PRICES_NAME };
+}
+
 /** Loads the table ahead of the first price, off the caller's path (never throws). */
 export function warmBundledPrices(): void {
   setImmediate(() => {
@@ -52,22 +62,65 @@ export function warmBundledPrices(): void {
 /** Distinct (provider, model) pairs remembered with what the table matched (starts over when full). */
 const MATCHES_KEPT = 1024;
 
+/** A (provider, model) pair found in the table. */
+interface Match {
+  /** The provider reduced to the model found. */
+  readonly provider: GenaiProvider;
+  /** The model's prices compiled (see `genai-plan.ts`); undefined: the table's engine prices it. */
+  readonly plan: ModelPlan | undefined;
+}
+
+/** The engine's answer for `tokens` against one price of a model, found under `name`. */
+function engineCheck(
+  calc: CalcPrice,
+  provider: GenaiProvider,
+  model: GenaiModel,
+  name: string,
+): PriceCheck {
+  return (price, tokens, planned) => {
+    try {
+      const result = calc(tokens as unknown as GenaiUsage, name, {
+        provider: { ...provider, models: [{ ...model, prices: price }] },
+        timestamp: new Date(0),
+      });
+      return result !== null && result.total_price === planned;
+    } catch {
+      return planned === PRICE_ERROR;
+    }
+  };
+}
+
 /**
  * The bundled table. Finding a model in it (a search through every model of the provider, and of
  * the providers it falls back to) is most of what a price costs, and depends only on the provider
- * and model names: each pair is looked up once, and later calls are priced by the table itself
- * against a provider holding just the model it found. Its dated and tiered prices are still the
- * table's own, applied at each call's time.
+ * and model names: each pair is looked up once. The model found is compiled into a plan that
+ * prices the bridge's token counts exactly as the table's engine does (each of its prices checked
+ * against the engine when compiled), without the engine's per-call checks of the model's price
+ * keys; a model the plan cannot vouch for is priced by the engine against a provider holding just
+ * that model. Dated, time-of-day and tiered prices are applied at each call's time and size.
  */
 export function bundledPriceTable(): PriceTable {
-  /** By `provider\0model`: the provider reduced to the model found, or null for none. */
-  const matches = new Map<string, GenaiProvider | null>();
+  /** By `provider\0model`: what was found, or null for none. */
+  const matches = new Map<string, Match | null>();
+  /** Plans by model record (several names find the same model). */
+  const plans = new WeakMap<GenaiModel, ModelPlan | undefined>();
+  const planOf = (calc: CalcPrice, result: GenaiPriceResult, name: string) => {
+    if (!plans.has(result.model))
+      plans.set(
+        result.model,
+        compileModelPlan(
+          result.model.prices,
+          engineCheck(calc, result.provider, result.model, name),
+        ),
+      );
+    return plans.get(result.model);
+  };
   return {
     name: BUNDLED_PRICES_NAME,
     price(query: PriceQuery): Price {
       if (query.model === undefined) return { status: 'unpriced', reason: 'no_model' };
       const { usage } = query;
-      const tokens = {
+      const tokens: GenaiTokens = {
         input_tokens: totalInput(usage),
         cache_read_tokens: usage.cacheRead,
         cache_write_tokens: usage.cacheWrite,
@@ -83,9 +136,13 @@ export function bundledPriceTable(): PriceTable {
       try {
         const known = key === undefined ? undefined : matches.get(key);
         if (known === null) return { status: 'unpriced', reason: 'unknown_model' };
-        const result = load()(tokens, query.model, {
+        const planned = known?.plan?.price(tokens, query.at);
+        if (planned === PRICE_ERROR) return { status: 'unpriced', reason: 'price_error' };
+        if (planned !== undefined) return priced(planned);
+        const calc = load();
+        const result = calc(tokens as unknown as GenaiUsage, query.model, {
           ...(known !== undefined
-            ? { provider: known }
+            ? { provider: known.provider }
             : query.provider === undefined
               ? {}
               : { providerId: query.provider }),
@@ -97,13 +154,18 @@ export function bundledPriceTable(): PriceTable {
             key,
             result === null
               ? null
-              : { ...result.provider, models: [result.model], fallback_model_providers: [] },
+              : {
+                  provider: {
+                    ...result.provider,
+                    models: [result.model],
+                    fallback_model_providers: [],
+                  },
+                  plan: planOf(calc, result, query.model),
+                },
           );
         }
         if (result === null) return { status: 'unpriced', reason: 'unknown_model' };
-        if (!Number.isFinite(result.total_price) || result.total_price < 0)
-          return { status: 'unpriced', reason: 'price_error' };
-        return { status: 'priced', usd: result.total_price, table: BUNDLED_PRICES_NAME };
+        return priced(result.total_price);
       } catch {
         return { status: 'unpriced', reason: 'price_error' };
       }
