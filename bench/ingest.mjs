@@ -21,7 +21,10 @@ export function behestLines(count) {
   return lines;
 }
 
-/** Runs the CLI on `args` with OTLP to `endpoint`; resolves with wall seconds and peak RSS. */
+/**
+ * Runs the CLI on `args` with OTLP to `endpoint`; resolves with wall seconds, peak RSS and the CPU
+ * seconds the process used (all its threads).
+ */
 export function runCli(args, endpoint, nodeOptions = [], extraEnv = {}) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
@@ -50,8 +53,14 @@ export function runCli(args, endpoint, nodeOptions = [], extraEnv = {}) {
     child.on('close', (code) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const rss = /bench:maxRSS=(\d+)/.exec(stderr);
+      const cpu = /bench:cpuMicros=(\d+)/.exec(stderr);
       if (code !== 0) reject(new Error(`agent-otel-bridge ${args[0]} exited ${code}: ${stderr}`));
-      else resolve({ seconds, maxRssMiB: rss ? Number(rss[1]) / 1024 : NaN });
+      else
+        resolve({
+          seconds,
+          maxRssMiB: rss ? Number(rss[1]) / 1024 : NaN,
+          cpuSeconds: cpu ? Number(cpu[1]) / 1e6 : NaN,
+        });
     });
   });
 }
@@ -88,6 +97,7 @@ export async function ingestBench({ events = 100_000, repeats = 3 } = {}) {
     }
     // The same ingest on 2 and 4 worker threads (each run on one).
     const workerRuns = {};
+    const workerCpu = {};
     for (const workers of [2, 4]) {
       const timed = [];
       for (let i = 0; i < repeats; i += 1)
@@ -98,6 +108,7 @@ export async function ingestBench({ events = 100_000, repeats = 3 } = {}) {
           ),
         );
       workerRuns[workers] = lines.length / median(timed.map((r) => r.seconds));
+      workerCpu[workers] = (1e6 * median(timed.map((r) => r.cpuSeconds))) / lines.length;
     }
     const decodes = [];
     for (let i = 0; i < repeats; i += 1) {
@@ -113,6 +124,9 @@ export async function ingestBench({ events = 100_000, repeats = 3 } = {}) {
       fileMiB: readFileSync(file).length / 1048576,
       eventsPerSecond: lines.length / median(runs.map((r) => r.seconds)),
       workerEventsPerSecond: workerRuns,
+      /** CPU-µs per event of the whole process (start included), one worker and 2 and 4. */
+      cpuMicrosPerEvent: (1e6 * median(runs.map((r) => r.cpuSeconds))) / lines.length,
+      workerCpuMicrosPerEvent: workerCpu,
       parseEventsPerSecond: lines.length / median(parses),
       maxRssMiB: median(runs.map((r) => r.maxRssMiB)),
       otlpMiB: receiver.bytes / repeats / 1048576,
@@ -129,6 +143,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     repeats: Number(process.argv[3] ?? 3),
   });
   console.log(
-    `${r.events} events (${r.fileMiB.toFixed(1)} MiB): ingest ${Math.round(r.eventsPerSecond)} events/s, JSON.parse alone ${Math.round(r.parseEventsPerSecond)} events/s, peak RSS ${r.maxRssMiB.toFixed(0)} MiB, ${r.otlpMiB.toFixed(1)} MiB of OTLP`,
+    `${r.events} events (${r.fileMiB.toFixed(1)} MiB): ingest ${Math.round(r.eventsPerSecond)} events/s (${r.cpuMicrosPerEvent.toFixed(2)} CPU-µs/event; --workers 2: ${Math.round(r.workerEventsPerSecond[2])} events/s, ${r.workerCpuMicrosPerEvent[2].toFixed(2)} CPU-µs/event; --workers 4: ${Math.round(r.workerEventsPerSecond[4])}, ${r.workerCpuMicrosPerEvent[4].toFixed(2)}), JSON.parse alone ${Math.round(r.parseEventsPerSecond)} events/s, peak RSS ${r.maxRssMiB.toFixed(0)} MiB, ${r.otlpMiB.toFixed(1)} MiB of OTLP`,
   );
 }
