@@ -9,7 +9,12 @@ import type { Scrubber } from '../mapping/privacy/scrub.js';
 import { boundedInstruments, LabelBudget } from '../mapping/metrics/label-budget.js';
 import { createLimitReporter } from '../mapping/metrics/limit-report.js';
 import type { LimitHit } from '../mapping/metrics/limit-report.js';
-import { createEventsCounter, createInstruments } from '../mapping/metrics/instruments.js';
+import {
+  createEventsCounter,
+  createInstruments,
+  createLimitsCounter,
+} from '../mapping/metrics/instruments.js';
+import { limitTallyFor } from '../mapping/metrics/limit-tally.js';
 import { OpenRunGauges, openRunGaugesFor } from '../mapping/metrics/open-run-gauges.js';
 import { ReorderBuffer } from '../mapping/order/reorder-buffer.js';
 import { RunTracker } from '../mapping/run-tracker.js';
@@ -39,7 +44,10 @@ export function createSinkMapping(
   const meter = meterProvider.getMeter(PACKAGE_NAME, PACKAGE_VERSION, { schemaUrl: SCHEMA_URL });
   const created = createInstruments(meter);
   const tally = eventTallyFor(meterProvider, () => createEventsCounter(meter));
-  const limitHit = createLimitReporter(created.limitsHit, log);
+  const limitHit = createLimitReporter(
+    limitTallyFor(meterProvider, () => createLimitsCounter(meter)),
+    log,
+  );
   const budget = new LabelBudget(config.maxMetricLabelValues, () =>
     limitHit(
       'metric_label_values',

@@ -63,4 +63,36 @@ describe('sinks sharing a meter provider', () => {
     expect((await points('agent.runs.open.oldest_age')).map((p) => p.value)).toEqual([60]);
     await b.shutdown();
   });
+
+  it('count a limit hit by either sink in one agent_bridge.limits.hit point', async () => {
+    const reader = new ManualReader();
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    const sinks = [0, 1].map(() =>
+      createBridgeSink({
+        tracerProvider: new TracerProvider(),
+        meterProvider,
+        env: {},
+        reorderWindowMillis: 0,
+        lateGraceMillis: 0,
+        now: () => NOW,
+      }),
+    );
+    // A model name that is not a name's shape: exported as its digest, counted as a limit hit.
+    sinks[0]!.handleJson(
+      behest('RunStarted', RUN_A, '00.000', { provider: 'openai', model: 'gpt 4o' }),
+    );
+    sinks[1]!.handleJson(
+      behest('RunStarted', RUN_B, '00.000', { provider: 'openai', model: 'o 3' }),
+    );
+    sinks[1]!.handleJson(behest('RunStarted', 'run-c', '00.000', { provider: 'x y', model: 'o3' }));
+    const { resourceMetrics } = await reader.collect();
+    const points = resourceMetrics.scopeMetrics
+      .flatMap((s) => s.metrics)
+      .filter((m) => m.descriptor.name === 'agent_bridge.limits.hit')
+      .flatMap((m) => m.dataPoints as DataPoint<number>[]);
+    expect(points.map((p) => [p.attributes['agent_bridge.limit'], p.value])).toEqual([
+      ['identifier_shape', 3],
+    ]);
+    for (const sink of sinks) await sink.shutdown();
+  });
 });

@@ -31,7 +31,6 @@ export interface Instruments {
   readonly doomLoops: Counter;
   readonly breakerOpened: Counter;
   readonly runsEvicted: Counter;
-  readonly limitsHit: Counter;
 }
 
 /** The GenAI conventions v0.1.0's model-call instruments. */
@@ -197,11 +196,15 @@ export function createInstruments(meter: Meter): Instruments {
       unit: '{run}',
       description: 'Runs the bridge ended as abandoned, by reason.',
     }),
-    limitsHit: meter.createCounter(S.METRIC_AGENT_BRIDGE_LIMITS_HIT, {
-      unit: '{event}',
-      description: "Times one of the bridge's limits cut or dropped something, by limit.",
-    }),
   };
+}
+
+/** `agent_bridge.limits.hit`: observed from the bridge's own tally (see limit-tally.ts). */
+export function createLimitsCounter(meter: Meter): ObservableCounter {
+  return meter.createObservableCounter(S.METRIC_AGENT_BRIDGE_LIMITS_HIT, {
+    unit: '{event}',
+    description: "Times one of the bridge's limits cut or dropped something, by limit.",
+  });
 }
 
 /** `agent_bridge.events`: observed from the bridge's own tally (see event-tally.ts). */
