@@ -78,6 +78,8 @@ export async function runConsumer(
     },
     clock,
   );
+  /** Reading is paused: as many messages held as --max-ack-pending allows. */
+  const paused = () => ledger.pending >= options.maxPending;
   const telemetry = startTelemetry({
     env: io.env,
     exportListener: {
@@ -145,8 +147,7 @@ export async function runConsumer(
       report: say,
       // Reading paused (--max-ack-pending) waits for held runs to end, and they end by this
       // clock: then marks take effect as heard, and the bound on held messages is what holds.
-      readSince: () =>
-        ledger.pending >= options.maxPending ? Infinity : (source.readToEnd?.() ?? Infinity),
+      readSince: () => (paused() ? Infinity : (source.readToEnd?.() ?? Infinity)),
     });
     stopListening = await routedMarks((text) => routed.heard(text)).catch((error: unknown) => {
       say(
@@ -230,7 +231,7 @@ export async function runConsumer(
       // messages held, export now instead of at the next interval, so throughput is bounded by
       // the collector's round trip, not by the metric export interval.
       if (ledger.pending >= options.maxPending / 2) exportNow();
-      if (ledger.pending < options.maxPending) return true;
+      if (!paused()) return true;
       // Open runs' messages are acknowledged once checkpointed: a pause is relieved by saving
       // them now (at most every RELIEVE_EVERY_MILLIS), not only when one run holds enough.
       if (performance.now() - relievedAt >= RELIEVE_EVERY_MILLIS) {
