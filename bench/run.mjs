@@ -196,7 +196,7 @@ const serve = await serveBench({
 for (const workers of [1, 2, 4]) {
   const rate = serve.eventsPerSecond[workers];
   row(
-    `serve, requests of 500 lines, --workers ${workers}, events/s (${fmt(serve.events)})`,
+    `serve, requests of 500 lines, --workers ${workers}, events/s (${fmt(serve.events)}; ${serve.cpuMicrosPerEvent[workers].toFixed(2)} CPU-µs/event)`,
     fmt(rate),
     `${fmt(serve.eventsPerSecond[1])} one worker`,
     `${(rate / serve.eventsPerSecond[1]).toFixed(2)}×`,

@@ -10,8 +10,10 @@ import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { behestLines } from './ingest.mjs';
 import { startDiscardingReceiver } from './receiver.mjs';
+import { median } from './workload.mjs';
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const reportUsage = fileURLToPath(new URL('./report-rss.mjs', import.meta.url));
 const LINES_PER_REQUEST = 500;
 const CONCURRENT = 4;
 
@@ -40,7 +42,7 @@ function post(agent, port, body) {
 async function serveOnce(bodies, events, workers, endpoint) {
   const child = spawn(
     process.execPath,
-    [cli, 'serve', '--port', '0', '--workers', String(workers)],
+    ['--import', reportUsage, cli, 'serve', '--port', '0', '--workers', String(workers)],
     {
       env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -82,10 +84,11 @@ async function serveOnce(bodies, events, workers, endpoint) {
   agent.destroy();
   if (code !== 0) throw new Error(`serve exited ${code}: ${stderr}`);
   if (accepted !== events) throw new Error(`serve accepted ${accepted} of ${events} events`);
-  return seconds;
+  const cpu = /bench:cpuMicros=(\d+)/.exec(stderr);
+  return { seconds, cpuSeconds: cpu ? Number(cpu[1]) / 1e6 : NaN };
 }
 
-/** Events/s of `serve` with each worker count (median of `repeats`). */
+/** Events/s and CPU-µs per event (the whole process) of `serve` with each worker count (medians of `repeats`). */
 export async function serveBench({ events = 100_000, workers = [1, 2], repeats = 3 } = {}) {
   const lines = behestLines(events);
   const bodies = [];
@@ -94,14 +97,15 @@ export async function serveBench({ events = 100_000, workers = [1, 2], repeats =
   const receiver = await startDiscardingReceiver();
   try {
     const perWorkers = {};
+    const cpuPerWorkers = {};
     for (const n of workers) {
-      const times = [];
+      const runs = [];
       for (let i = 0; i < repeats; i += 1)
-        times.push(await serveOnce(bodies, lines.length, n, receiver.endpoint));
-      times.sort((a, b) => a - b);
-      perWorkers[n] = lines.length / times[Math.floor(times.length / 2)];
+        runs.push(await serveOnce(bodies, lines.length, n, receiver.endpoint));
+      perWorkers[n] = lines.length / median(runs.map((r) => r.seconds));
+      cpuPerWorkers[n] = (1e6 * median(runs.map((r) => r.cpuSeconds))) / lines.length;
     }
-    return { events: lines.length, eventsPerSecond: perWorkers };
+    return { events: lines.length, eventsPerSecond: perWorkers, cpuMicrosPerEvent: cpuPerWorkers };
   } finally {
     await receiver.close();
   }
@@ -114,5 +118,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     ...(workers.length > 0 ? { workers } : {}),
   });
   for (const [n, rate] of Object.entries(r.eventsPerSecond))
-    console.log(`serve --workers ${n}: ${Math.round(rate)} events/s (${r.events} events)`);
+    console.log(
+      `serve --workers ${n}: ${Math.round(rate)} events/s, ${r.cpuMicrosPerEvent[n].toFixed(2)} CPU-µs/event (${r.events} events)`,
+    );
 }
