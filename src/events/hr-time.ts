@@ -7,8 +7,8 @@ export type { HrTime };
 const MAX_EXPORTABLE_SECONDS = 18_446_744_073;
 const FRACTION_SCALE = [1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1];
 const DAY_CACHE_LIMIT = 4096;
-/** Epoch seconds of `YYYY-MM-DD` (validated), cached: a stream's events share few dates. */
-const dayCache = new Map<string, number>();
+/** Epoch seconds of a date (validated), by `YYYYMMDD` as a number, cached: a stream's events share few dates. */
+const dayCache = new Map<number, number>();
 
 /**
  * Parses an RFC 3339 timestamp (0–9 fraction digits, `Z` or a numeric offset) into an
@@ -21,7 +21,7 @@ export function parseRfc3339(text: string): HrTime | undefined {
   const t = text.charCodeAt(10);
   if (t !== 84 && t !== 116) return undefined; // T or t
   if (text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return undefined;
-  const day = daySeconds(text.slice(0, 10));
+  const day = daySeconds(text);
   const hour = digits2(text, 11);
   const minute = digits2(text, 14);
   const second = digits2(text, 17);
@@ -74,18 +74,25 @@ function digits2(text: string, at: number): number {
   return a < 0 || a > 9 || b < 0 || b > 9 ? -1 : a * 10 + b;
 }
 
-function daySeconds(date: string): number | undefined {
-  const cached = dayCache.get(date);
+/** Epoch seconds of the `YYYY-MM-DD` that `text` begins with (its dashes checked by the caller). */
+function daySeconds(text: string): number | undefined {
+  const y1 = digits2(text, 0);
+  const y2 = digits2(text, 2);
+  const month = digits2(text, 5);
+  const day = digits2(text, 8);
+  if (y1 < 0 || y2 < 0 || month < 0 || day < 0) return undefined;
+  const key = (y1 * 100 + y2) * 10_000 + month * 100 + day;
+  const cached = dayCache.get(key);
   if (cached !== undefined) return cached;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return undefined;
-  const year = Number(date.slice(0, 4));
-  const month = Number(date.slice(5, 7));
-  const day = Number(date.slice(8, 10));
+  const year = y1 * 100 + y2;
   if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate())
     return undefined;
-  const seconds = Date.UTC(year, month - 1, day) / 1000;
+  // Date.UTC reads years 0–99 as 1900–1999: the year is set apart.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  const seconds = date.getTime() / 1000;
   if (dayCache.size >= DAY_CACHE_LIMIT) dayCache.clear();
-  dayCache.set(date, seconds);
+  dayCache.set(key, seconds);
   return seconds;
 }
 

@@ -12,7 +12,7 @@ import type { AgentEvent } from '../events/agent-event.js';
 import type { OpenRun } from '../mapping/open-runs.js';
 import { nativeEventProblem } from '../events/native-event-check.js';
 import { flushProviders } from './flush-providers.js';
-import { InputOutcome } from './input-outcome.js';
+import { acceptedAnswer, InputOutcome } from './input-outcome.js';
 import { createSinkMapping } from './sink-mapping.js';
 import type { AgentOtelSinkOptions } from '../sink-options.js';
 import { PACKAGE_NAME } from '../version.js';
@@ -142,7 +142,7 @@ export function createBridgeSink(
       input.offered(
         index,
         offered.outcome === 'accepted'
-          ? { outcome: 'accepted', dialect, runId: event.runId }
+          ? acceptedAnswer(dialect, event.runId, input.sourceType)
           : { ...offered, dialect, runId: event.runId },
         offered.outcome === 'accepted' && offered.held === true,
       );

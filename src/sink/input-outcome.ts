@@ -20,7 +20,7 @@ export class InputOutcome implements Settler {
   constructor(
     private readonly dialect: DialectName | 'unknown',
     /** The runtime's own name for the input, added to its answer. */
-    private readonly sourceType: string | undefined,
+    readonly sourceType: string | undefined,
     private readonly count: (result: HandleResult) => void,
   ) {}
 
@@ -55,19 +55,28 @@ export class InputOutcome implements Settler {
   private result(): HandleResult {
     if (this.answer !== undefined && this.refused === undefined) return this.answer;
     const refused = this.refused;
-    const offered =
-      this.first === undefined
-        ? []
-        : this.rest === undefined
-          ? [this.first]
-          : [this.first, ...this.rest];
-    const results =
-      refused === undefined
-        ? offered
-        : offered.map((r, i) => (refused[i] === undefined ? r : { ...r, ...refused[i] }));
-    const combined = combine(results, this.dialect);
+    let combined: HandleResult;
+    if (refused === undefined && this.rest === undefined && this.first?.outcome === 'accepted') {
+      // One event, accepted: its own answer (most inputs; nothing made for them).
+      combined = this.first;
+    } else {
+      const offered =
+        this.first === undefined
+          ? []
+          : this.rest === undefined
+            ? [this.first]
+            : [this.first, ...this.rest];
+      const results =
+        refused === undefined
+          ? offered
+          : offered.map((r, i) => (refused[i] === undefined ? r : { ...r, ...refused[i] }));
+      combined = combine(results, this.dialect);
+    }
+    // An event's answer made with the input's source type (see `acceptedAnswer`) is kept as is.
     this.answer =
-      this.sourceType === undefined ? combined : { ...combined, sourceType: this.sourceType };
+      this.sourceType === undefined || combined.sourceType === this.sourceType
+        ? combined
+        : { ...combined, sourceType: this.sourceType };
     return this.answer;
   }
 }
@@ -90,4 +99,15 @@ export function combine(
   )
     return { ...first, ...base };
   return { outcome: 'accepted', ...base };
+}
+
+/** An accepted event's answer, with its input's source type (so that nothing is copied to add it). */
+export function acceptedAnswer(
+  dialect: DialectName,
+  runId: string,
+  sourceType: string | undefined,
+): HandleResult {
+  return sourceType === undefined
+    ? { outcome: 'accepted', dialect, runId }
+    : { outcome: 'accepted', dialect, runId, sourceType };
 }

@@ -103,6 +103,35 @@ describe('parseRfc3339 against Date', () => {
     expect(parseRfc3339('1970-01-01T00:00:00Z')).toEqual([0, 0]);
   });
 
+  it('reads every date of years 0000–9999 as the proleptic calendar does (years below 100 are not 1900s)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 9999 }),
+        fc.integer({ min: 0, max: 13 }),
+        fc.integer({ min: 0, max: 32 }),
+        (year, month, day) => {
+          const pad = (n: number, width: number) => String(n).padStart(width, '0');
+          const text = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T00:00:00Z`;
+          const reference = new Date(0);
+          reference.setUTCFullYear(year, month - 1, day);
+          const real =
+            month >= 1 &&
+            month <= 12 &&
+            day >= 1 &&
+            reference.getUTCFullYear() === year &&
+            reference.getUTCMonth() === month - 1 &&
+            reference.getUTCDate() === day;
+          const seconds = reference.getTime() / 1000;
+          const exportable = real && seconds >= 0 && seconds < 18_446_744_073;
+          expect(parseRfc3339(text), text).toEqual(exportable ? [seconds, 0] : undefined);
+        },
+      ),
+      { numRuns: 5000 },
+    );
+    // Read as 1970 before: the year 70 is long before OTLP's first second.
+    expect(parseRfc3339('0070-01-01T00:00:00Z')).toBeUndefined();
+  });
+
   it('never reaches back before the floor with a huge duration', () => {
     const end: [number, number] = [EPOCH_2025_06_01_12, 500];
     const floor: [number, number] = [EPOCH_2025_06_01_12 - 10, 0];
