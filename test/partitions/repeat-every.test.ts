@@ -105,11 +105,12 @@ describe('rounds repeated on a schedule of their own', () => {
     const started: number[] = [];
     const lateness: number[] = [];
     const done = repeatEvery(
-      async () => {
+      () => {
         started.push(Date.now() - START);
         // During the wait for the second round, the process stalls for 250 ms.
         if (started.length === 1) setTimeout(() => vi.setSystemTime(Date.now() + 250), 40);
         if (started.length === 4) controller.abort();
+        return Promise.resolve();
       },
       {
         everyMillis: 100,
@@ -130,8 +131,9 @@ describe('rounds repeated on a schedule of their own', () => {
     const controller = new AbortController();
     let rounds = 0;
     const done = repeatEvery(
-      async () => {
+      () => {
         rounds += 1;
+        return Promise.resolve();
       },
       { everyMillis: 60_000, signal: controller.signal, failed: () => undefined },
     );
