@@ -6,6 +6,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json README.md CHANGELOG.md LICENSE NOTICE ./
 COPY src ./src
+COPY scripts/bundle-cli.mjs ./scripts/
 RUN npm pack --silent && node -e "const p = require('./package.json'); console.log(Object.keys(p.peerDependenciesMeta).map((n) => n + '@' + p.peerDependencies[n]).join(' '))" > optional-clients.txt
 
 FROM node:24-slim

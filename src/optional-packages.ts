@@ -74,13 +74,24 @@ export async function importWithFeature<T>(
   return load();
 }
 
+/** This package's manifest, found upwards of this module (built as it is, or bundled deeper). */
+function ownManifest(): { peerDependencies?: Record<string, string> } | undefined {
+  for (const path of ['../package.json', '../../package.json', '../../../package.json']) {
+    try {
+      const manifest = require(path) as {
+        name?: string;
+        peerDependencies?: Record<string, string>;
+      };
+      if (manifest.name === 'agent-otel-bridge') return manifest;
+    } catch {
+      // Not there: one level up.
+    }
+  }
+  return undefined;
+}
+
 /** `name@range` as this package declares the peer (the bare name when it cannot tell). */
 function withRange(name: string): string {
-  try {
-    const manifest = require('../package.json') as { peerDependencies?: Record<string, string> };
-    const range = manifest.peerDependencies?.[name];
-    return range === undefined ? name : `"${name}@${range}"`;
-  } catch {
-    return name;
-  }
+  const range = ownManifest()?.peerDependencies?.[name];
+  return range === undefined ? name : `"${name}@${range}"`;
 }
