@@ -5,9 +5,11 @@ import { compareHrTime } from '../../events/hr-time.js';
 import type { DialectName } from '../../events/dialect-name.js';
 import { AppliedPrints } from './applied-prints.js';
 import { eventFingerprint } from './event-fingerprint.js';
+import { ArrivalQueue } from './arrival-queue.js';
 import { Fifo } from './fifo.js';
-import { compareHeld, pop, push } from './held-heap.js';
+import { compareHeld } from './held-heap.js';
 import type { Held, Settler } from './held-heap.js';
+import { HeldEvents } from './held-events.js';
 
 export type { Settler } from './held-heap.js';
 import type { OfferOutcome, ReorderOptions } from './reorder-options.js';
@@ -15,12 +17,10 @@ import type { RunTracker, TrackOutcome } from '../run-tracker.js';
 
 interface PendingRun {
   readonly runId: string;
-  /** Held events, a binary min-heap by (time, arrival); `NONE_HELD` until the first is held. */
-  heap: Held[];
+  /** Held events, earliest first by (time, arrival); made when the first is held. */
+  held: HeldEvents | undefined;
   /** The run's terminal event, applied last when the grace period ends. */
   terminal: Held | undefined;
-  /** Fingerprints of the held events (terminal included); made when the first is held. */
-  heldPrints: Set<number> | undefined;
   /** Time of the latest event applied: an event before it can no longer be put in order. */
   appliedUpTo: HrTime | undefined;
   /** Fingerprints of the events applied at exactly `appliedUpTo` (at most `seenPerRun`). */
@@ -28,8 +28,6 @@ interface PendingRun {
 }
 
 const HELD: OfferOutcome = { outcome: 'accepted', held: true };
-/** The heap of every run that holds nothing yet (never written: a run makes its own to hold). */
-const NONE_HELD: Held[] = [];
 
 /**
  * Puts each run's events back into the order of their own timestamps before the tracker applies
@@ -47,8 +45,7 @@ const NONE_HELD: Held[] = [];
  */
 export class ReorderBuffer {
   private readonly runs = new Map<string, PendingRun>();
-  // Arrivals in order (run id and time), to find what has been held long enough.
-  private readonly arrivals = new Fifo<{ runId: string; arrivedAt: number }>();
+  private readonly arrivals = new ArrivalQueue();
   // Runs whose terminal event arrived, in arrival order of that event.
   private readonly closing = new Fifo<{ run: PendingRun; arrivedAt: number; input: number }>();
   /**
@@ -96,14 +93,17 @@ export class ReorderBuffer {
       this.makeRoom();
       run = {
         runId: event.runId,
-        heap: NONE_HELD,
+        held: undefined,
         terminal: undefined,
-        heldPrints: undefined,
         appliedUpTo: undefined,
         appliedPrints: new AppliedPrints(),
       };
       this.runs.set(event.runId, run);
-    } else if (run.heldPrints?.has(fingerprint) === true || run.appliedPrints.has(fingerprint)) {
+    } else if (
+      run.terminal?.fingerprint === fingerprint ||
+      run.appliedPrints.has(fingerprint) ||
+      run.held?.has(event.time, fingerprint) === true
+    ) {
       return {
         outcome: 'duplicate',
         reason: 'duplicate_event',
@@ -155,24 +155,21 @@ export class ReorderBuffer {
         message: `${run.terminal.event.type} for run ${event.runId}, which ended earlier`,
       });
       run.terminal = held;
-      (run.heldPrints ??= new Set()).add(fingerprint);
       if (this.options.graceByEvents) this.closeDue(now);
       else if (this.options.graceMillis === 0) this.tick();
       return HELD;
     }
-    if (this.options.holdMillis === 0 && run.heap.length === 0) {
+    if (this.options.holdMillis === 0 && (run.held?.length ?? 0) === 0) {
       // Nothing to wait for: applied at once, and the tracker's answer is the caller's.
       const outcome = this.applied(run, held);
       if (run.terminal === undefined && !this.tracker.isOpen(run.runId))
         this.runs.delete(run.runId);
       return outcome as OfferOutcome;
     }
-    (run.heldPrints ??= new Set()).add(fingerprint);
-    if (run.heap === NONE_HELD) run.heap = [];
-    push(run.heap, held);
+    (run.held ??= new HeldEvents()).add(held);
     this.heldCount += 1;
-    this.arrivals.push({ runId: run.runId, arrivedAt: now });
-    if (run.heap.length > this.options.holdEvents) this.applyNext(run);
+    this.arrivals.push(run.runId, now);
+    if (run.held.length > this.options.holdEvents) this.applyNext(run);
     if (this.heldCount > this.options.maxHeldEvents) this.relieve();
     if (this.options.graceByEvents) this.closeDue(now);
     return HELD;
@@ -198,15 +195,16 @@ export class ReorderBuffer {
 
   private applyHeldSince(holdUntil: number): void {
     for (
-      let arrival = this.arrivals.peek();
-      arrival !== undefined;
-      arrival = this.arrivals.peek()
+      let arrivedAt = this.arrivals.firstArrivedAt();
+      arrivedAt !== undefined && arrivedAt <= holdUntil;
+      arrivedAt = this.arrivals.firstArrivedAt()
     ) {
-      if (arrival.arrivedAt > holdUntil) break;
-      this.arrivals.shift();
-      const run = this.runs.get(arrival.runId);
-      if (run === undefined) continue;
-      while (run.heap.length > 0 && run.heap[0]!.arrivedAt <= holdUntil) this.applyNext(run);
+      const run = this.runs.get(this.arrivals.shift()!);
+      if (run?.held === undefined) continue;
+      for (let next = run.held.peek(); next !== undefined; next = run.held.peek()) {
+        if (next.arrivedAt > holdUntil) break;
+        this.applyNext(run);
+      }
     }
   }
 
@@ -274,7 +272,8 @@ export class ReorderBuffer {
     const run = this.runs.get(runId);
     if (run === undefined) return;
     this.runs.delete(runId);
-    const left = run.terminal === undefined ? run.heap : [...run.heap, run.terminal];
+    const left = run.held?.takeAll() ?? [];
+    if (run.terminal !== undefined) left.push(run.terminal);
     this.heldCount -= left.length;
     for (const held of left) this.settled(run, held);
   }
@@ -284,12 +283,12 @@ export class ReorderBuffer {
     const run = this.runs.get(runId);
     if (run === undefined) return;
     this.runs.delete(runId);
-    this.heldCount -= run.heap.length + (run.terminal === undefined ? 0 : 1);
+    this.heldCount -= (run.held?.length ?? 0) + (run.terminal === undefined ? 0 : 1);
   }
 
   private close(run: PendingRun): void {
     if (this.runs.get(run.runId) !== run) return;
-    while (run.heap.length > 0) this.applyNext(run);
+    while ((run.held?.length ?? 0) > 0) this.applyNext(run);
     this.runs.delete(run.runId);
     const terminal = run.terminal;
     if (terminal === undefined) return;
@@ -298,9 +297,8 @@ export class ReorderBuffer {
   }
 
   private applyNext(run: PendingRun): void {
-    const next = pop(run.heap);
+    const next = run.held!.shift()!;
     this.heldCount -= 1;
-    run.heldPrints?.delete(next.fingerprint);
     this.settled(run, next);
   }
 
@@ -336,9 +334,8 @@ export class ReorderBuffer {
       `more than ${this.options.maxHeldEvents} events were held for reordering; the longest-held are applied early`,
     );
     while (this.heldCount > this.options.maxHeldEvents && this.arrivals.length > 0) {
-      const arrival = this.arrivals.shift()!;
-      const run = this.runs.get(arrival.runId);
-      if (run !== undefined && run.heap.length > 0) this.applyNext(run);
+      const run = this.runs.get(this.arrivals.shift()!);
+      if (run?.held !== undefined && run.held.length > 0) this.applyNext(run);
     }
   }
 }

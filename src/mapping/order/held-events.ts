@@ -1,0 +1,103 @@
+import type { HrTime } from '@opentelemetry/api';
+import { compareHrTime } from '../../events/hr-time.js';
+import { compareHeld, pop, push } from './held-heap.js';
+import type { Held } from './held-heap.js';
+
+/** Consumed entries at the front of `ordered` are cut off past this many (and half of it). */
+const COMPACT_AFTER = 64;
+
+/**
+ * The events of one run held for reordering, taken earliest first by (time, arrival).
+ *
+ * Most events arrive in their run's order: those are appended to a sorted list, and taken from
+ * its front, with no heap work and no set of fingerprints. An event earlier than the last one
+ * held (displaced) goes to a heap of its own, whose fingerprints are kept in a set for the
+ * duplicate check; the earliest of both fronts is taken next. Every operation is O(1) in order
+ * and O(log n) displaced, so no arrival order makes holding quadratic.
+ */
+export class HeldEvents {
+  /** In arrival order, which is also (time, arrival) order; live from `head`. */
+  private ordered: Held[] = [];
+  private head = 0;
+  /** Displaced events: a min-heap by (time, arrival). */
+  private displaced: Held[] | undefined;
+  private displacedPrints: Set<number> | undefined;
+
+  get length(): number {
+    return this.ordered.length - this.head + (this.displaced?.length ?? 0);
+  }
+
+  add(held: Held): void {
+    const ordered = this.ordered;
+    const last = ordered.length > this.head ? ordered[ordered.length - 1]! : undefined;
+    if (last === undefined || compareHeld(last, held) <= 0) {
+      ordered.push(held);
+      return;
+    }
+    push((this.displaced ??= []), held);
+    (this.displacedPrints ??= new Set()).add(held.fingerprint);
+  }
+
+  /** The earliest held event; undefined when none is held. */
+  peek(): Held | undefined {
+    const first = this.head < this.ordered.length ? this.ordered[this.head] : undefined;
+    const other = this.displaced?.[0];
+    if (other === undefined) return first;
+    return first === undefined || compareHeld(other, first) < 0 ? other : first;
+  }
+
+  /** Takes the earliest held event; undefined when none is held. */
+  shift(): Held | undefined {
+    const earliest = this.peek();
+    if (earliest === undefined) return undefined;
+    if (earliest === this.displaced?.[0]) {
+      pop(this.displaced);
+      this.displacedPrints!.delete(earliest.fingerprint);
+      return earliest;
+    }
+    const ordered = this.ordered;
+    ordered[this.head] = undefined as unknown as Held;
+    this.head += 1;
+    if (this.head === ordered.length) {
+      ordered.length = 0;
+      this.head = 0;
+    } else if (this.head > COMPACT_AFTER && this.head * 2 > ordered.length) {
+      ordered.splice(0, this.head);
+      this.head = 0;
+    }
+    return earliest;
+  }
+
+  /**
+   * Whether an event of this time and fingerprint is held. A fingerprint covers the event's time
+   * (`eventFingerprint`), so a displaced one is looked up by its fingerprint alone.
+   */
+  has(time: HrTime, fingerprint: number): boolean {
+    if (this.displacedPrints?.has(fingerprint) === true) return true;
+    const ordered = this.ordered;
+    let i = ordered.length - 1;
+    // In order, an event is never earlier than the last one held: at most the same time.
+    if (i < this.head || compareHrTime(ordered[i]!.event.time, time) < 0) return false;
+    let lo = this.head;
+    let hi = i;
+    // The first held event not earlier than `time`.
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareHrTime(ordered[mid]!.event.time, time) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    for (i = lo; i < ordered.length; i += 1) {
+      const held = ordered[i]!;
+      if (compareHrTime(held.event.time, time) !== 0) return false;
+      if (held.fingerprint === fingerprint) return true;
+    }
+    return false;
+  }
+
+  /** Takes every held event, earliest first. */
+  takeAll(): Held[] {
+    const all: Held[] = [];
+    for (let held = this.shift(); held !== undefined; held = this.shift()) all.push(held);
+    return all;
+  }
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import type { HrTime } from '@opentelemetry/api';
+import { compareHeld } from '../../../src/mapping/order/held-heap.js';
+import type { Held } from '../../../src/mapping/order/held-heap.js';
+import { HeldEvents } from '../../../src/mapping/order/held-events.js';
+import type { AgentEvent } from '../../../src/events/agent-event.js';
+
+// The held events of one run against a model (a plain list sorted by time, then arrival), on
+// generated operations: events mostly in order, some displaced, some at the same time, taken
+// one at a time or all at once, across the compaction of the in-order list's front.
+
+let seq = 0;
+/** A fingerprint covers the event's time (as `eventFingerprint` does): made here of both. */
+const printOf = (time: HrTime, print: number) => (time[0] * 2 + time[1]) * 8 + print;
+
+function held(seconds: number, nanos: number, print: number): Held {
+  const time: HrTime = [seconds, nanos];
+  const fingerprint = print < 0 ? print : printOf(time, print);
+  seq += 1;
+  return {
+    event: { type: 'TextDelta', runId: 'r', time, text: '' } as unknown as AgentEvent,
+    dialect: 'behest',
+    seq,
+    arrivedAt: seq,
+    fingerprint,
+    settler: undefined,
+    index: 0,
+  };
+}
+
+const op = fc.oneof(
+  // An event after the last one held: the usual arrival.
+  { weight: 6, arbitrary: fc.record({ ahead: fc.integer({ min: 0, max: 3 }), print: fc.nat(5) }) },
+  // An event at any time: displaced, or at the same time as others.
+  { weight: 2, arbitrary: fc.record({ at: fc.integer({ min: 0, max: 60 }), print: fc.nat(5) }) },
+  { weight: 4, arbitrary: fc.constant({ take: true as const }) },
+  { weight: 2, arbitrary: fc.record({ ask: fc.integer({ min: 0, max: 60 }), print: fc.nat(5) }) },
+  // The time and fingerprint of an event held now or taken already.
+  { weight: 2, arbitrary: fc.record({ askHeld: fc.nat() }) },
+  { weight: 1, arbitrary: fc.constant({ takeAll: true as const }) },
+);
+
+describe('HeldEvents', () => {
+  it('takes held events earliest first by time then arrival, and knows which are held, like a sorted list', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 400 }), (ops) => {
+        const events = new HeldEvents();
+        let model: Held[] = [];
+        const taken: Held[] = [];
+        let clock = 0;
+        for (const o of ops) {
+          if ('ahead' in o) {
+            clock += o.ahead;
+            const h = held(1000 + clock, o.ahead % 2, o.print);
+            events.add(h);
+            model.push(h);
+          } else if ('at' in o) {
+            const h = held(1000 + o.at, 0, o.print);
+            events.add(h);
+            model.push(h);
+          } else if ('take' in o) {
+            model.sort(compareHeld);
+            expect(events.peek()).toBe(model[0]);
+            const h = model.shift();
+            expect(events.shift()).toBe(h);
+            if (h !== undefined) taken.push(h);
+          } else if ('ask' in o) {
+            const time: HrTime = [1000 + o.ask, 0];
+            const print = printOf(time, o.print);
+            const expected = model.some(
+              (h) =>
+                h.event.time[0] === time[0] && h.event.time[1] === 0 && h.fingerprint === print,
+            );
+            expect(events.has(time, print)).toBe(expected);
+          } else if ('askHeld' in o) {
+            const seen = [...model, ...taken.slice(-20)];
+            const h = seen[o.askHeld % Math.max(1, seen.length)];
+            if (h !== undefined)
+              expect(events.has(h.event.time, h.fingerprint)).toBe(
+                model.some((m) => m.fingerprint === h.fingerprint),
+              );
+          } else {
+            model.sort(compareHeld);
+            expect(events.takeAll()).toEqual(model);
+            model = [];
+          }
+          expect(events.length).toBe(model.length);
+        }
+        model.sort(compareHeld);
+        expect(events.takeAll()).toEqual(model);
+        expect(events.length).toBe(0);
+        expect(events.peek()).toBeUndefined();
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('holds a long run in order across the compaction of its front, and any order at once', () => {
+    const events = new HeldEvents();
+    const taken: number[] = [];
+    for (let i = 0; i < 3000; i += 1) {
+      events.add(held(i, 0, i));
+      if (i % 3 !== 2) taken.push(events.shift()!.event.time[0]);
+    }
+    // A displaced one, earlier than everything still held, comes out first.
+    events.add(held(0, 1, -1));
+    taken.push(events.shift()!.fingerprint);
+    for (let h = events.shift(); h !== undefined; h = events.shift()) taken.push(h.event.time[0]);
+    expect(taken.slice(0, 2)).toEqual([0, 1]);
+    expect(taken.indexOf(-1)).toBe(2000);
+    expect(taken.filter((f) => f !== -1)).toEqual(Array.from({ length: 3000 }, (_, i) => i));
+
+    // Reversed arrivals: every one displaced; still earliest first.
+    const reversed = new HeldEvents();
+    for (let i = 2000; i > 0; i -= 1) reversed.add(held(i, 0, i));
+    expect(reversed.takeAll().map((h) => h.event.time[0])).toEqual(
+      Array.from({ length: 2000 }, (_, i) => i + 1),
+    );
+  });
+});
