@@ -1,6 +1,7 @@
 import type { Attributes, Context, HrTime, Span, SpanContext } from '@opentelemetry/api';
 import type { DialectName } from '../events/dialect-name.js';
 import type { Instruments } from './metrics/instruments.js';
+import type { Recent } from './recency-list.js';
 import type { SpanBudget } from './spans/span-budget.js';
 
 /**
@@ -67,7 +68,7 @@ export interface ToolRecord extends SpanBudget {
 }
 
 /** Everything the bridge remembers about one open run. */
-export interface RunRecord extends SpanBudget, MutableModel {
+export interface RunRecord extends SpanBudget, MutableModel, Recent<RunRecord> {
   readonly runId: string;
   readonly traceId: string;
   readonly dialect: DialectName;

@@ -11,6 +11,7 @@ import { agentMetricAttributes, createInstruments } from './metrics/instruments.
 import { endRun } from './spans/run-span.js';
 import { startRun } from './spans/run-span.js';
 import type { RunEnding } from './spans/run-span.js';
+import { RecencyList } from './recency-list.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
 import type { TrackerContext } from './tracker-context.js';
@@ -35,8 +36,9 @@ const NO_METRICS = createInstruments(createNoopMeter());
  * `ReorderBuffer`), into spans and metrics.
  */
 export class RunTracker {
-  // Insertion order is activity order: a run is moved to the end on each event (LRU).
   private readonly runs = new Map<string, RunRecord>();
+  /** The open runs, least recently active first. */
+  private readonly recency = new RecencyList<RunRecord>();
   // Finished runs → fingerprint of their terminal event (-1: none), to tell duplicates from late events.
   private readonly finished = new Map<string, number>();
   // Runs forgotten after their metrics were recorded: rebuilt from redelivered events, they
@@ -96,8 +98,7 @@ export class RunTracker {
     const now = this.ctx.now();
     let run = this.runs.get(event.runId);
     if (run !== undefined) {
-      this.runs.delete(event.runId);
-      this.runs.set(event.runId, run);
+      this.recency.use(run);
     } else {
       run = this.open(event, dialect, now);
       if (event.type === 'RunStarted') return { outcome: 'accepted' };
@@ -167,6 +168,7 @@ export class RunTracker {
       return;
     }
     this.runs.delete(runId);
+    this.recency.remove(run);
     // It is no longer active here; what it recorded stays recorded, once.
     run.instruments.runsActive.add(-1, agentMetricAttributes(run.agentName));
     this.letGo.set(runId, run.metricWrites);
@@ -194,7 +196,7 @@ export class RunTracker {
   abandonIdle(): number {
     const cutoff = this.ctx.now() - this.ctx.idleTimeoutMillis;
     let count = 0;
-    for (const run of this.runs.values()) {
+    for (const run of this.recency) {
       if (run.lastActivityMillis > cutoff) break;
       this.abandon(run, 'idle_timeout');
       count += 1;
@@ -204,20 +206,20 @@ export class RunTracker {
 
   /** Ends every open run as abandoned (end of input, shutdown). */
   abandonAll(reason: EvictionReason): number {
-    const open = [...this.runs.values()];
+    const open = [...this.recency];
     for (const run of open) this.abandon(run, reason);
     return open.length;
   }
 
   private open(event: AgentEvent, dialect: DialectName, now: number): RunRecord {
     if (this.runs.size >= this.ctx.maxOpenRuns) {
-      const oldest = this.runs.values().next();
-      if (oldest.done !== true) {
+      const oldest = this.recency.leastRecent;
+      if (oldest !== undefined) {
         this.ctx.limitHit(
           'open_runs',
           `${this.ctx.maxOpenRuns} runs are open; the least recently active is ended as abandoned (maxOpenRuns)`,
         );
-        this.abandon(oldest.value, 'capacity');
+        this.abandon(oldest, 'capacity');
       }
     }
     const run = startRun(
@@ -229,6 +231,7 @@ export class RunTracker {
       (parentRunId) => this.runs.get(parentRunId),
     );
     this.runs.set(event.runId, run);
+    this.recency.add(run);
     const replayed = this.letGo.get(event.runId);
     if (replayed !== undefined) {
       run.replayedWrites = replayed;
@@ -250,6 +253,7 @@ export class RunTracker {
 
   private finish(run: RunRecord, ending: RunEnding, terminalKey: number | undefined): void {
     this.runs.delete(run.runId);
+    this.recency.remove(run);
     endRun(this.ctx, run, ending);
     this.outcomes[ending.outcome] += 1;
     this.cost.usd += run.costUsd ?? 0;

@@ -106,6 +106,8 @@ export function startRun(
     lastSeen: event.time,
     lastEvent: event.type,
     lastActivityMillis: now,
+    lessRecent: undefined,
+    moreRecent: undefined,
     iteration: undefined,
     chat: undefined,
     chats: [],
