@@ -7,6 +7,7 @@ import type {
   UpDownCounter,
 } from '@opentelemetry/api';
 import * as S from '../semconv.js';
+import { talliedCounter } from './counter-tally.js';
 
 /** The bridge's instruments, created once per sink. */
 export interface Instruments {
@@ -52,7 +53,7 @@ function createInferenceInstruments(
   histogram: (name: string, unit: string, description: string, buckets: number[]) => Histogram,
 ): InferenceInstruments {
   const tokens = (name: string, description: string) =>
-    meter.createCounter(name, { unit: '{token}', description });
+    talliedCounter(meter, name, { unit: '{token}', description });
   return {
     duration: histogram(
       S.METRIC_GEN_AI_CLIENT_INFERENCE_DURATION,
@@ -157,42 +158,44 @@ export function createInstruments(meter: Meter): Instruments {
       'Tool executions per agent invocation.',
       S.CALL_COUNT_BUCKETS,
     ),
-    cost: meter.createCounter(S.METRIC_AGENT_COST_USD, {
+    cost: talliedCounter(meter, S.METRIC_AGENT_COST_USD, {
       unit: '{USD}',
       description: 'Cost of priced model calls in US dollars, by provider, model and agent.',
     }),
-    tokens: meter.createCounter(S.METRIC_AGENT_TOKENS, {
+    tokens: talliedCounter(meter, S.METRIC_AGENT_TOKENS, {
       unit: '{token}',
       description: 'Tokens of model calls by pricing class, priced or not.',
     }),
     inference: createInferenceInstruments(meter, histogram),
-    runs: meter.createCounter(S.METRIC_AGENT_RUNS, {
+    runs: talliedCounter(meter, S.METRIC_AGENT_RUNS, {
       unit: '{run}',
       description: 'Finished agent runs, by outcome.',
     }),
-    runsActive: meter.createUpDownCounter(S.METRIC_AGENT_RUNS_ACTIVE, {
-      unit: '{run}',
-      description: 'Agent runs in progress.',
-    }),
+    runsActive: talliedCounter(
+      meter,
+      S.METRIC_AGENT_RUNS_ACTIVE,
+      { unit: '{run}', description: 'Agent runs in progress.' },
+      'up_down_counter',
+    ),
     iterations: histogram(
       S.METRIC_AGENT_ITERATIONS,
       '{iteration}',
       'Model iterations per finished run.',
       S.ITERATION_BUCKETS,
     ),
-    toolCalls: meter.createCounter(S.METRIC_AGENT_TOOL_CALLS, {
+    toolCalls: talliedCounter(meter, S.METRIC_AGENT_TOOL_CALLS, {
       unit: '{call}',
       description: 'Finished tool executions, by outcome.',
     }),
-    doomLoops: meter.createCounter(S.METRIC_AGENT_DOOM_LOOPS, {
+    doomLoops: talliedCounter(meter, S.METRIC_AGENT_DOOM_LOOPS, {
       unit: '{event}',
       description: 'Doom loops detected by the runtime.',
     }),
-    breakerOpened: meter.createCounter(S.METRIC_AGENT_COMPACTION_CIRCUIT_BREAKER_OPENED, {
+    breakerOpened: talliedCounter(meter, S.METRIC_AGENT_COMPACTION_CIRCUIT_BREAKER_OPENED, {
       unit: '{event}',
       description: 'Compaction circuit breaker trips.',
     }),
-    runsEvicted: meter.createCounter(S.METRIC_AGENT_BRIDGE_RUNS_EVICTED, {
+    runsEvicted: talliedCounter(meter, S.METRIC_AGENT_BRIDGE_RUNS_EVICTED, {
       unit: '{run}',
       description: 'Runs the bridge ended as abandoned, by reason.',
     }),
