@@ -1,0 +1,202 @@
+// Ownership changes while a lease store's answer is in flight, on the real Redis of this machine,
+// the answers held by the test: the lease store is the real one, wrapped so that a renewal's
+// answer waits at a gate the test opens (the renewal itself reached Redis), or is answered as
+// refused; the instance's clock (`Date.now`) can be moved ahead without time passing, so that an
+// ownership's act window ends while a renewal is in flight. In each, nothing is applied under an
+// ownership that could have lapsed, the ownership says once what happened, and the partition is
+// read again from where it was left: every message applied once, in order.
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'redis';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createPartitionedSource } from '../../src/partitions/partitioned-source.js';
+import type { LeaseStore } from '../../src/partitions/lease-store.js';
+import { createRedisLeaseStore } from '../../src/partitions/redis-lease-store.js';
+import type { BrokerSource } from '../../src/sources/broker-source.js';
+import { createRedisSource } from '../../src/sources/redis-source.js';
+import { REDIS_URL } from '../helpers/brokers.js';
+import { waitFor } from '../helpers/wire-spans.js';
+
+const LEASE_MILLIS = 1000;
+
+/** A gate that held renewal answers wait at until the test opens it. */
+class Gate {
+  private opened: Promise<void> = Promise.resolve();
+  private open: (() => void) | undefined;
+  waiting = 0;
+  /** Answered instead of the store's answer while set. */
+  answer: boolean | undefined;
+  /** Renewals answered as refused by the gate. */
+  refused = 0;
+
+  close(): void {
+    this.opened = new Promise((resolve) => (this.open = resolve));
+  }
+
+  release(): void {
+    this.open?.();
+    this.open = undefined;
+  }
+
+  async pass(): Promise<void> {
+    this.waiting += 1;
+    await this.opened;
+    this.waiting -= 1;
+  }
+}
+
+describe('ownership changes while a lease answer is in flight', () => {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  async function setUp(beforeTake: (p: number) => Promise<void>) {
+    const key = `aob-flight-${randomUUID().slice(0, 8)}`;
+    const redis = createClient({ url: REDIS_URL });
+    await redis.connect();
+    cleanups.push(async () => {
+      for (const k of await redis.keys(`${key}*`)) await redis.del(k);
+      await redis.quit();
+    });
+    // The instance's clock: real time, moved ahead by `ahead` ms when the test says.
+    let ahead = 0;
+    const realNow = Date.now.bind(Date);
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + ahead);
+    const gate = new Gate();
+    const reports: string[] = [];
+    // Each message applied, with the number of ownerships said so far.
+    const applied: { text: string; epoch: number }[] = [];
+    const owned = () => reports.filter((r) => r.startsWith('owns partition 0')).length;
+    const source: BrokerSource = createPartitionedSource({
+      partitions: 1,
+      leaseMillis: LEASE_MILLIS,
+      description: 'test',
+      keepAliveMillis: undefined,
+      store: async (): Promise<LeaseStore> => {
+        const real = await createRedisLeaseStore({
+          url: REDIS_URL,
+          prefix: `${key}:bridge`,
+          instanceId: 'one',
+          leaseMillis: LEASE_MILLIS,
+        });
+        return {
+          heartbeat: () => real.heartbeat(),
+          acquire: (p) => real.acquire(p),
+          renew: async (p) => {
+            const ok = await real.renew(p);
+            await gate.pass();
+            if (gate.answer === false) gate.refused += 1;
+            return gate.answer ?? ok;
+          },
+          release: (p) => real.release(p),
+          close: () => real.close(),
+        };
+      },
+      partitionSource: (p) =>
+        createRedisSource({
+          url: REDIS_URL,
+          stream: `${key}:${p}`,
+          group: 'bridge',
+          consumer: 'one',
+          claimIdleMillis: 0,
+          batchSize: 100,
+        }),
+      beforeTake,
+      beforeRelease: () => Promise.resolve(),
+      dropped: () => undefined,
+      report: (message) => reports.push(message),
+    });
+    await source.open();
+    const running = source.run(
+      (text, delivery) => {
+        applied.push({ text, epoch: owned() });
+        delivery.ack();
+      },
+      () => true,
+    );
+    cleanups.push(async () => {
+      gate.release();
+      source.stop();
+      await running.catch(() => undefined);
+      await source.close();
+    });
+    const publish = async (from: number, to: number) => {
+      const batch = redis.multi();
+      for (let i = from; i < to; i += 1) batch.xAdd(`${key}:0`, '*', { event: `m${i}` });
+      await batch.exec();
+    };
+    const changes = () =>
+      reports
+        .filter((r) => /^(owns|lost|cannot read) partition/.test(r))
+        .map((r) => r.replace(/ of 1/, ''));
+    return {
+      gate,
+      applied,
+      publish,
+      changes,
+      moveClockAhead: (millis: number) => (ahead += millis),
+    };
+  }
+
+  it('steps down an ownership whose renewal is answered after its act window ended, though the lease was renewed', async () => {
+    const { gate, applied, publish, changes, moveClockAhead } = await setUp(() =>
+      Promise.resolve(),
+    );
+    await waitFor(() => changes().length === 1, 10_000, 'owned');
+    await publish(0, 5);
+    await waitFor(() => applied.length === 5, 10_000, 'the first five applied');
+    // The next renewal reaches Redis; its answer waits. Meanwhile the instance's clock passes the
+    // act window (¾ of the lease since that renewal was sent) without any time passing.
+    gate.close();
+    await waitFor(() => gate.waiting > 0, 10_000, 'a renewal in flight');
+    moveClockAhead(LEASE_MILLIS * 0.8);
+    gate.release();
+    await waitFor(() => changes().length >= 2, 10_000, 'the ownership stepped down');
+    expect(changes()[1]).toBe('lost partition 0 (epoch 1): its lease could not be renewed in time');
+    await publish(5, 10);
+    // It let the lease go: the same instance takes the partition again after its cool-down and
+    // applies what waited, once, in order.
+    await waitFor(() => applied.length >= 10, 15_000, 'the rest applied under the next ownership');
+    expect(changes().map((c) => c.split(':')[0])).toEqual([
+      'owns partition 0 (epoch 1)',
+      'lost partition 0 (epoch 1)',
+      'owns partition 0 (epoch 2)',
+    ]);
+    expect(applied).toEqual([
+      ...Array.from({ length: 5 }, (_, i) => ({ text: `m${i}`, epoch: 1 })),
+      ...Array.from({ length: 5 }, (_, i) => ({ text: `m${i + 5}`, epoch: 2 })),
+    ]);
+  }, 40_000);
+
+  it('reads nothing under an ownership lost while its runs were being restored, and says it lost it without ever owning it', async () => {
+    let restoring: (() => void) | undefined;
+    let takes = 0;
+    const { gate, applied, publish, changes } = await setUp(() => {
+      takes += 1;
+      // The first take's restore waits for the test; later ones do not.
+      return takes === 1
+        ? new Promise<void>((resolve) => (restoring = resolve))
+        : Promise.resolve();
+    });
+    await publish(0, 5);
+    await waitFor(() => restoring !== undefined, 10_000, 'the first take restoring');
+    // Its lease is refused at the next renewal while the restore is in flight.
+    gate.answer = false;
+    await waitFor(() => gate.refused > 0, 10_000, 'a renewal refused');
+    gate.answer = undefined;
+    expect(changes()).toEqual([]);
+    restoring!();
+    await waitFor(
+      () => applied.length >= 5,
+      15_000,
+      'the messages applied under the next ownership',
+    );
+    expect(changes().map((c) => c.split(':')[0])).toEqual([
+      'lost partition 0 (epoch 1)',
+      'owns partition 0 (epoch 2)',
+    ]);
+    expect(changes()[0]).toBe('lost partition 0 (epoch 1): its lease expired or was taken');
+    expect(applied).toEqual(Array.from({ length: 5 }, (_, i) => ({ text: `m${i}`, epoch: 1 })));
+  }, 40_000);
+});
