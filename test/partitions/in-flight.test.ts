@@ -27,6 +27,8 @@ class Gate {
   answer: boolean | undefined;
   /** Renewals answered as refused by the gate. */
   refused = 0;
+  /** Partitions whose renewals the gate refuses. */
+  readonly refusing = new Set<number>();
 
   close(): void {
     this.opened = new Promise((resolve) => (this.open = resolve));
@@ -51,7 +53,11 @@ describe('ownership changes while a lease answer is in flight', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  async function setUp(beforeTake: (p: number) => Promise<void>) {
+  async function setUp(
+    beforeTake: (p: number) => Promise<void>,
+    options: { partitions?: number; beforeRelease?: (p: number) => Promise<void> } = {},
+  ) {
+    const { partitions = 1, beforeRelease = () => Promise.resolve() } = options;
     const key = `aob-flight-${randomUUID().slice(0, 8)}`;
     const redis = createClient({ url: REDIS_URL });
     await redis.connect();
@@ -69,7 +75,7 @@ describe('ownership changes while a lease answer is in flight', () => {
     const applied: { text: string; epoch: number }[] = [];
     const owned = () => reports.filter((r) => r.startsWith('owns partition 0')).length;
     const source: BrokerSource = createPartitionedSource({
-      partitions: 1,
+      partitions,
       leaseMillis: LEASE_MILLIS,
       description: 'test',
       keepAliveMillis: undefined,
@@ -86,8 +92,9 @@ describe('ownership changes while a lease answer is in flight', () => {
           renew: async (p) => {
             const ok = await real.renew(p);
             await gate.pass();
-            if (gate.answer === false) gate.refused += 1;
-            return gate.answer ?? ok;
+            const answer = gate.refusing.has(p) ? false : (gate.answer ?? ok);
+            if (!answer) gate.refused += 1;
+            return answer;
           },
           release: (p) => real.release(p),
           close: () => real.close(),
@@ -103,7 +110,7 @@ describe('ownership changes while a lease answer is in flight', () => {
           batchSize: 100,
         }),
       beforeTake,
-      beforeRelease: () => Promise.resolve(),
+      beforeRelease,
       dropped: () => undefined,
       report: (message) => reports.push(message),
     });
@@ -128,9 +135,11 @@ describe('ownership changes while a lease answer is in flight', () => {
     };
     const changes = () =>
       reports
-        .filter((r) => /^(owns|lost|cannot read) partition/.test(r))
-        .map((r) => r.replace(/ of 1/, ''));
+        .filter((r) => /^(owns|lost|cannot read|handed) partition/.test(r))
+        .map((r) => r.replace(/ of \d+/, ''));
     return {
+      source,
+      running,
       gate,
       applied,
       publish,
@@ -198,5 +207,35 @@ describe('ownership changes while a lease answer is in flight', () => {
     ]);
     expect(changes()[0]).toBe('lost partition 0 (epoch 1): its lease expired or was taken');
     expect(applied).toEqual(Array.from({ length: 5 }, (_, i) => ({ text: `m${i}`, epoch: 1 })));
+  }, 40_000);
+
+  it("hands over on stop only the partitions it still holds: one lost during another's hand-over is not settled or handed over", async () => {
+    let settling: (() => void) | undefined;
+    const settled: number[] = [];
+    const { source, running, gate, changes } = await setUp(() => Promise.resolve(), {
+      partitions: 2,
+      beforeRelease: (p) => {
+        settled.push(p);
+        // The first hand-over's settling waits for the test.
+        return settled.length === 1
+          ? new Promise<void>((resolve) => (settling = resolve))
+          : Promise.resolve();
+      },
+    });
+    await waitFor(() => changes().length === 2, 10_000, 'both partitions owned');
+    const [first, second] = changes().map((c) => Number(/partition (\d)/.exec(c)![1]));
+    source.stop();
+    await waitFor(() => settling !== undefined, 10_000, 'the first hand-over settling');
+    // While the first is being settled, the second's lease is refused at a renewal.
+    gate.refusing.add(second!);
+    await waitFor(() => gate.refused > 0, 10_000, "the second partition's renewal refused");
+    settling!();
+    await running;
+    expect(settled).toEqual([first]);
+    expect(
+      changes()
+        .slice(2)
+        .map((c) => c.split(':')[0]),
+    ).toEqual([`handed partition ${first} over (epoch 1)`, `lost partition ${second} (epoch 1)`]);
   }, 40_000);
 });
