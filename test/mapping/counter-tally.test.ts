@@ -32,7 +32,8 @@ const value = fc.oneof(
   fc.string({ maxLength: 4 }),
   fc.integer({ min: -2, max: 2 }),
   fc.boolean(),
-  fc.constantFrom(['a', 'b'], ['a,b'], [1], ['1']),
+  fc.constantFrom(['a', 'b'], ['a,b'], [1], ['1'], ['true'], [true]),
+  fc.constantFrom(['a', 'b'], [1], ['true']),
   fc.constant(undefined),
 );
 const attributeSet = fc
@@ -50,10 +51,15 @@ function twin(v: AttributeValue, other: boolean): AttributeValue {
     if (/^-?\d+$/.test(v)) return other ? Number(v) : `${v}0`;
     return other ? v.split(',') : `${v}x`;
   }
-  const items = (v as readonly unknown[]).map(String);
-  if (other) return items.join(',');
-  // A list of the same text in other items (`a`, `b` and `a,b`), or one item more.
-  return items.length > 1 ? [items.join(',')] : [...items, 'x'];
+  const list = v as readonly (string | number | boolean)[];
+  const text = list.map(String);
+  if (other) return text.join(',');
+  // The same text in other items (`a`, `b` and `a,b`), an item of another type (1 and '1'),
+  // or one item more.
+  if (list.length > 1) return [text.join(',')];
+  if (typeof list[0] === 'number') return text;
+  if (typeof list[0] === 'string' && /^-?\d+$/.test(list[0])) return [Number(list[0])];
+  return [...text, 'x'];
 }
 
 /**
@@ -147,7 +153,7 @@ describe('a tallied counter', () => {
           }
         },
       ),
-      { numRuns: 150 },
+      { numRuns: 300 },
     );
   });
 
