@@ -27,6 +27,8 @@ class Gate {
   answer: boolean | undefined;
   /** Renewals answered as refused by the gate. */
   refused = 0;
+  /** When (performance.now()) the latest answer was given, on a clock the test does not move. */
+  answeredAt = 0;
   /** Partitions whose renewals the gate refuses. */
   readonly refusing = new Set<number>();
 
@@ -71,6 +73,7 @@ describe('ownership changes while a lease answer is in flight', () => {
     vi.spyOn(Date, 'now').mockImplementation(() => realNow() + ahead);
     const gate = new Gate();
     const reports: string[] = [];
+    const said = new Map<string, number>();
     // Each message applied, with the number of ownerships said so far.
     const applied: { text: string; epoch: number }[] = [];
     const owned = () => reports.filter((r) => r.startsWith('owns partition 0')).length;
@@ -94,6 +97,7 @@ describe('ownership changes while a lease answer is in flight', () => {
             await gate.pass();
             const answer = gate.refusing.has(p) ? false : (gate.answer ?? ok);
             if (!answer) gate.refused += 1;
+            gate.answeredAt = performance.now();
             return answer;
           },
           release: (p) => real.release(p),
@@ -112,7 +116,11 @@ describe('ownership changes while a lease answer is in flight', () => {
       beforeTake,
       beforeRelease,
       dropped: () => undefined,
-      report: (message) => reports.push(message),
+      report: (message) => {
+        reports.push(message);
+        // When each was said, on a clock the test does not move.
+        said.set(message.split(':')[0]!, performance.now());
+      },
     });
     await source.open();
     const running = source.run(
@@ -138,6 +146,7 @@ describe('ownership changes while a lease answer is in flight', () => {
         .filter((r) => /^(owns|lost|cannot read|handed) partition/.test(r))
         .map((r) => r.replace(/ of \d+/, ''));
     return {
+      said,
       source,
       running,
       gate,
@@ -149,7 +158,7 @@ describe('ownership changes while a lease answer is in flight', () => {
   }
 
   it('steps down an ownership whose renewal is answered after its act window ended, though the lease was renewed', async () => {
-    const { gate, applied, publish, changes, moveClockAhead } = await setUp(() =>
+    const { said, source, gate, applied, publish, changes, moveClockAhead } = await setUp(() =>
       Promise.resolve(),
     );
     await waitFor(() => changes().length === 1, 10_000, 'owned');
@@ -159,9 +168,15 @@ describe('ownership changes while a lease answer is in flight', () => {
     // act window (¾ of the lease since that renewal was sent) without any time passing.
     gate.close();
     await waitFor(() => gate.waiting > 0, 10_000, 'a renewal in flight');
+    // Asked before each acknowledgement and checkpoint save: yes until the window ends, and never
+    // for a partition it does not own.
+    expect([source.mayAct?.(0), source.mayAct?.(1)]).toEqual([true, false]);
     moveClockAhead(LEASE_MILLIS * 0.8);
+    expect(source.mayAct?.(0)).toBe(false);
     gate.release();
     await waitFor(() => changes().length >= 2, 10_000, 'the ownership stepped down');
+    // Stepped down at that renewal's answer.
+    const steppedDownAt = gate.answeredAt;
     expect(changes()[1]).toBe('lost partition 0 (epoch 1): its lease could not be renewed in time');
     await publish(5, 10);
     // It let the lease go: the same instance takes the partition again after its cool-down and
@@ -172,6 +187,10 @@ describe('ownership changes while a lease answer is in flight', () => {
       'lost partition 0 (epoch 1)',
       'owns partition 0 (epoch 2)',
     ]);
+    // Not taken back for a lease time at least (its cool-down: one to two lease times).
+    expect(said.get('owns partition 0 of 1 (epoch 2)')! - steppedDownAt).toBeGreaterThanOrEqual(
+      LEASE_MILLIS,
+    );
     expect(applied).toEqual([
       ...Array.from({ length: 5 }, (_, i) => ({ text: `m${i}`, epoch: 1 })),
       ...Array.from({ length: 5 }, (_, i) => ({ text: `m${i + 5}`, epoch: 2 })),
@@ -181,7 +200,7 @@ describe('ownership changes while a lease answer is in flight', () => {
   it('reads nothing under an ownership lost while its runs were being restored, and says it lost it without ever owning it', async () => {
     let restoring: (() => void) | undefined;
     let takes = 0;
-    const { gate, applied, publish, changes } = await setUp(() => {
+    const { said, gate, applied, publish, changes } = await setUp(() => {
       takes += 1;
       // The first take's restore waits for the test; later ones do not.
       return takes === 1
@@ -194,6 +213,8 @@ describe('ownership changes while a lease answer is in flight', () => {
     gate.answer = false;
     await waitFor(() => gate.refused > 0, 10_000, 'a renewal refused');
     gate.answer = undefined;
+    // Stepped down at that answer.
+    const steppedDownAt = gate.answeredAt;
     expect(changes()).toEqual([]);
     restoring!();
     await waitFor(
@@ -206,6 +227,10 @@ describe('ownership changes while a lease answer is in flight', () => {
       'owns partition 0 (epoch 2)',
     ]);
     expect(changes()[0]).toBe('lost partition 0 (epoch 1): its lease expired or was taken');
+    // Not taken back for a lease time at least (its cool-down: one to two lease times).
+    expect(said.get('owns partition 0 of 1 (epoch 2)')! - steppedDownAt).toBeGreaterThanOrEqual(
+      LEASE_MILLIS,
+    );
     expect(applied).toEqual(Array.from({ length: 5 }, (_, i) => ({ text: `m${i}`, epoch: 1 })));
   }, 40_000);
 
