@@ -7,6 +7,8 @@
 // read again from where it was left: every message applied once, in order.
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'redis';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import type { DataPoint } from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createPartitionedSource } from '../../src/partitions/partitioned-source.js';
 import type { LeaseStore } from '../../src/partitions/lease-store.js';
@@ -14,6 +16,7 @@ import { createRedisLeaseStore } from '../../src/partitions/redis-lease-store.js
 import type { BrokerSource } from '../../src/sources/broker-source.js';
 import { createRedisSource } from '../../src/sources/redis-source.js';
 import { REDIS_URL } from '../helpers/brokers.js';
+import { ManualReader } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wire-spans.js';
 
 const LEASE_MILLIS = 1000;
@@ -74,6 +77,23 @@ describe('ownership changes while a lease answer is in flight', () => {
     const gate = new Gate();
     const reports: string[] = [];
     const said = new Map<string, number>();
+    // Partitions whose open runs the instance was told to forget, in order.
+    const dropped: number[] = [];
+    const reader = new ManualReader();
+    const meter = new MeterProvider({ readers: [reader] }).getMeter('test');
+    /** The instance's ownership changes by kind (`agent_bridge.partitions.changes`). */
+    const changeCounts = async () => {
+      const { resourceMetrics } = await reader.collect();
+      const metric = resourceMetrics.scopeMetrics
+        .flatMap((m) => m.metrics)
+        .find((m) => m.descriptor.name === 'agent_bridge.partitions.changes');
+      return Object.fromEntries(
+        ((metric?.dataPoints ?? []) as DataPoint<number>[]).map((p) => [
+          String(p.attributes['agent_bridge.partition.change']),
+          p.value,
+        ]),
+      );
+    };
     // Each message applied, with the number of ownerships said so far.
     const applied: { text: string; epoch: number }[] = [];
     const owned = () => reports.filter((r) => r.startsWith('owns partition 0')).length;
@@ -115,7 +135,8 @@ describe('ownership changes while a lease answer is in flight', () => {
         }),
       beforeTake,
       beforeRelease,
-      dropped: () => undefined,
+      dropped: (p) => dropped.push(p),
+      meter,
       report: (message) => {
         reports.push(message);
         // When each was said, on a clock the test does not move.
@@ -146,6 +167,8 @@ describe('ownership changes while a lease answer is in flight', () => {
         .filter((r) => /^(owns|lost|cannot read|handed) partition/.test(r))
         .map((r) => r.replace(/ of \d+/, ''));
     return {
+      dropped,
+      changeCounts,
       said,
       source,
       running,
@@ -158,9 +181,8 @@ describe('ownership changes while a lease answer is in flight', () => {
   }
 
   it('steps down an ownership whose renewal is answered after its act window ended, though the lease was renewed', async () => {
-    const { said, source, gate, applied, publish, changes, moveClockAhead } = await setUp(() =>
-      Promise.resolve(),
-    );
+    const { dropped, changeCounts, said, source, gate, applied, publish, changes, moveClockAhead } =
+      await setUp(() => Promise.resolve());
     await waitFor(() => changes().length === 1, 10_000, 'owned');
     await publish(0, 5);
     await waitFor(() => applied.length === 5, 10_000, 'the first five applied');
@@ -191,6 +213,9 @@ describe('ownership changes while a lease answer is in flight', () => {
     expect(said.get('owns partition 0 of 1 (epoch 2)')! - steppedDownAt).toBeGreaterThanOrEqual(
       LEASE_MILLIS,
     );
+    // Its open runs forgotten once, at the step-down; each change counted by its kind.
+    expect(dropped).toEqual([0]);
+    expect(await changeCounts()).toEqual({ taken: 2, lost: 1 });
     expect(applied).toEqual([
       ...Array.from({ length: 5 }, (_, i) => ({ text: `m${i}`, epoch: 1 })),
       ...Array.from({ length: 5 }, (_, i) => ({ text: `m${i + 5}`, epoch: 2 })),
@@ -200,7 +225,7 @@ describe('ownership changes while a lease answer is in flight', () => {
   it('reads nothing under an ownership lost while its runs were being restored, and says it lost it without ever owning it', async () => {
     let restoring: (() => void) | undefined;
     let takes = 0;
-    const { said, gate, applied, publish, changes } = await setUp(() => {
+    const { dropped, changeCounts, said, gate, applied, publish, changes } = await setUp(() => {
       takes += 1;
       // The first take's restore waits for the test; later ones do not.
       return takes === 1
@@ -231,22 +256,27 @@ describe('ownership changes while a lease answer is in flight', () => {
     expect(said.get('owns partition 0 of 1 (epoch 2)')! - steppedDownAt).toBeGreaterThanOrEqual(
       LEASE_MILLIS,
     );
+    expect(dropped).toEqual([0]);
+    expect(await changeCounts()).toEqual({ taken: 1, lost: 1 });
     expect(applied).toEqual(Array.from({ length: 5 }, (_, i) => ({ text: `m${i}`, epoch: 1 })));
   }, 40_000);
 
   it("hands over on stop only the partitions it still holds: one lost during another's hand-over is not settled or handed over", async () => {
     let settling: (() => void) | undefined;
     const settled: number[] = [];
-    const { source, running, gate, changes } = await setUp(() => Promise.resolve(), {
-      partitions: 2,
-      beforeRelease: (p) => {
-        settled.push(p);
-        // The first hand-over's settling waits for the test.
-        return settled.length === 1
-          ? new Promise<void>((resolve) => (settling = resolve))
-          : Promise.resolve();
+    const { dropped, changeCounts, source, running, gate, changes } = await setUp(
+      () => Promise.resolve(),
+      {
+        partitions: 2,
+        beforeRelease: (p) => {
+          settled.push(p);
+          // The first hand-over's settling waits for the test.
+          return settled.length === 1
+            ? new Promise<void>((resolve) => (settling = resolve))
+            : Promise.resolve();
+        },
       },
-    });
+    );
     await waitFor(() => changes().length === 2, 10_000, 'both partitions owned');
     const [first, second] = changes().map((c) => Number(/partition (\d)/.exec(c)![1]));
     source.stop();
@@ -257,6 +287,9 @@ describe('ownership changes while a lease answer is in flight', () => {
     settling!();
     await running;
     expect(settled).toEqual([first]);
+    // Each partition's open runs forgotten once: the first handed over, the second lost.
+    expect(dropped).toEqual([first, second]);
+    expect(await changeCounts()).toEqual({ taken: 2, handed_over: 1, lost: 1 });
     expect(
       changes()
         .slice(2)
