@@ -84,11 +84,15 @@ describe.each([
       'the lapsed lease taken again',
     );
     expect(second).toBeGreaterThan(first!);
-    expect(await before.renew(0)).toBe(false);
-    expect(await after.renew(0)).toBe(true);
-    // A stale release does not free the new owner's lease either.
+    // A stale owner that has not yet learned it lost the lease releases it: the new owner's
+    // lease stays.
     await before.release(0);
     expect(await open(broker, 'third').then((s) => s.acquire(0))).toBeUndefined();
+    expect(await after.renew(0)).toBe(true);
+    expect(await before.renew(0)).toBe(false);
+    // Nor does a release after its renewal was refused.
+    await before.release(0);
+    expect(await open(broker, 'fourth').then((s) => s.acquire(0))).toBeUndefined();
   });
 
   it('frees a released lease at once for another instance, and renews or releases only what it holds', async () => {
