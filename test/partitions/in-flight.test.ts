@@ -34,6 +34,8 @@ class Gate {
   answeredAt = 0;
   /** Partitions whose renewals the gate refuses. */
   readonly refusing = new Set<number>();
+  /** Renewals fail with this error (the broker away) while set. */
+  failing: Error | undefined;
 
   close(): void {
     this.opened = new Promise((resolve) => (this.open = resolve));
@@ -115,6 +117,7 @@ describe('ownership changes while a lease answer is in flight', () => {
           renew: async (p) => {
             const ok = await real.renew(p);
             await gate.pass();
+            if (gate.failing !== undefined) throw gate.failing;
             const answer = gate.refusing.has(p) ? false : (gate.answer ?? ok);
             if (!answer) gate.refused += 1;
             gate.answeredAt = performance.now();
@@ -295,5 +298,25 @@ describe('ownership changes while a lease answer is in flight', () => {
         .slice(2)
         .map((c) => c.split(':')[0]),
     ).toEqual([`handed partition ${first} over (epoch 1)`, `lost partition ${second} (epoch 1)`]);
+  }, 40_000);
+
+  it('steps down an ownership whose renewal fails at the broker, and reads on once renewals work', async () => {
+    const { dropped, gate, applied, publish, changes } = await setUp(() => Promise.resolve());
+    await waitFor(() => changes().length === 1, 10_000, 'owned');
+    await publish(0, 3);
+    await waitFor(() => applied.length === 3, 10_000, 'the first three applied');
+    gate.failing = new Error('connection lost');
+    await waitFor(() => changes().length >= 2, 10_000, 'the ownership stepped down');
+    gate.failing = undefined;
+    expect(changes()[1]).toBe('lost partition 0 (epoch 1): its lease expired or was taken');
+    await publish(3, 6);
+    await waitFor(() => applied.length >= 6, 15_000, 'the rest applied under the next ownership');
+    expect(changes().map((c) => c.split(':')[0])).toEqual([
+      'owns partition 0 (epoch 1)',
+      'lost partition 0 (epoch 1)',
+      'owns partition 0 (epoch 2)',
+    ]);
+    expect(dropped).toEqual([0]);
+    expect(applied.map((a) => a.text)).toEqual(Array.from({ length: 6 }, (_, i) => `m${i}`));
   }, 40_000);
 });
