@@ -127,7 +127,7 @@ describe('ownership changes while a lease answer is in flight', () => {
           close: () => real.close(),
         };
       },
-      partitionSource: (p) =>
+      partitionSource: (p, drained) =>
         createRedisSource({
           url: REDIS_URL,
           stream: `${key}:${p}`,
@@ -135,6 +135,7 @@ describe('ownership changes while a lease answer is in flight', () => {
           consumer: 'one',
           claimIdleMillis: 0,
           batchSize: 100,
+          drained,
         }),
       beforeTake,
       beforeRelease,
@@ -228,15 +229,22 @@ describe('ownership changes while a lease answer is in flight', () => {
   it('reads nothing under an ownership lost while its runs were being restored, and says it lost it without ever owning it', async () => {
     let restoring: (() => void) | undefined;
     let takes = 0;
-    const { dropped, changeCounts, said, gate, applied, publish, changes } = await setUp(() => {
-      takes += 1;
-      // The first take's restore waits for the test; later ones do not.
-      return takes === 1
-        ? new Promise<void>((resolve) => (restoring = resolve))
-        : Promise.resolve();
-    });
+    const { dropped, changeCounts, said, source, gate, applied, publish, changes } = await setUp(
+      () => {
+        takes += 1;
+        // The first take's restore waits for the test; later ones do not.
+        return takes === 1
+          ? new Promise<void>((resolve) => (restoring = resolve))
+          : Promise.resolve();
+      },
+    );
+    // Nothing owned yet (the first take waits half a lease): nothing read is owed.
+    expect(source.readToEnd?.()).toBe(Infinity);
     await publish(0, 5);
+    const publishedAt = Date.now();
     await waitFor(() => restoring !== undefined, 10_000, 'the first take restoring');
+    // A partition being taken counts as read to no time at all: nothing of it is read yet.
+    expect(source.readToEnd?.()).toBe(-Infinity);
     // Its lease is refused at the next renewal while the restore is in flight.
     gate.answer = false;
     await waitFor(() => gate.refused > 0, 10_000, 'a renewal refused');
@@ -261,6 +269,13 @@ describe('ownership changes while a lease answer is in flight', () => {
     );
     expect(dropped).toEqual([0]);
     expect(await changeCounts()).toEqual({ taken: 1, lost: 1 });
+    // Read to the end since a read sent after the messages were published, and no later than now.
+    await waitFor(
+      () => (source.readToEnd?.() ?? -Infinity) >= publishedAt,
+      10_000,
+      'the partition read to the end',
+    );
+    expect(source.readToEnd?.()).toBeLessThanOrEqual(Date.now());
     expect(applied).toEqual(Array.from({ length: 5 }, (_, i) => ({ text: `m${i}`, epoch: 1 })));
   }, 40_000);
 
