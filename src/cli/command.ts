@@ -25,6 +25,12 @@ export interface Input {
   readonly lines: AsyncIterable<InputLine> | Iterable<InputLine>;
   /** Its size, when known (a regular file): progress then says how far and how long. */
   readonly bytes?: number;
+  /**
+   * A regular file read once to its end (not followed): `ingest --workers` threads read it
+   * themselves, each taking its own lines, instead of being handed them. Its `lines` are then
+   * never read.
+   */
+  readonly path?: string;
 }
 
 /** Broker consumption (`nats`, `redis`). */

@@ -116,17 +116,25 @@ async function main(argv: readonly string[]): Promise<number> {
         process.once('SIGINT', stopping);
         process.once('SIGTERM', stopping);
       }
-      const inputs: Input[] = command.files.map((file) => ({
-        name: file === '-' ? 'stdin' : file,
-        lines: readLines(
-          command.follow
-            ? followFile(file, { signal: stop.signal })
-            : file === '-'
-              ? (process.stdin as Readable)
-              : createReadStream(file),
-        ),
-        ...(command.follow || file === '-' ? {} : sizeOf(file)),
-      }));
+      const inputs: Input[] = command.files.map((file) => {
+        if (command.follow || file === '-')
+          return {
+            name: file === '-' ? 'stdin' : file,
+            lines: readLines(
+              command.follow
+                ? followFile(file, { signal: stop.signal })
+                : (process.stdin as Readable),
+            ),
+          };
+        const size = sizeOf(file);
+        return {
+          name: file,
+          // Opened when first read: worker threads may read a regular file themselves instead.
+          lines: { [Symbol.asyncIterator]: () => readLines(createReadStream(file)) },
+          ...size,
+          ...(size.bytes === undefined ? {} : { path: file }),
+        };
+      });
       const parallel =
         command.workers > 1 && (command.common.output === 'otlp' || isExportConfigured(io.env));
       if (command.workers > 1 && !parallel && !command.common.quiet)
@@ -244,7 +252,7 @@ main(process.argv.slice(2)).then(
 );
 
 /** A regular file's size, for progress; nothing for pipes and devices. */
-function sizeOf(file: string): { bytes: number } | Record<string, never> {
+function sizeOf(file: string): { bytes?: number } {
   try {
     const stat = statSync(file);
     return stat.isFile() ? { bytes: stat.size } : {};

@@ -32,6 +32,14 @@ export function runIdOfLine(dialect: RuntimeDialect, text: string): string | und
   return REGISTRY[dialect].runIdOf?.(text);
 }
 
+/**
+ * `runIdOfLine` of a raw line's bytes where the dialect can tell without decoding them; undefined
+ * where it cannot (decode the line and ask `runIdOfLine`).
+ */
+export function plainRunIdOfLine(dialect: RuntimeDialect, bytes: Buffer): string | undefined {
+  return REGISTRY[dialect].plainRunIdOf?.(bytes);
+}
+
 /** Whether every line of `dialect` names its run (so its lines may be routed by run, not stream). */
 export function routesByRun(dialect: RuntimeDialect): boolean {
   return REGISTRY[dialect].runIdOf !== undefined;

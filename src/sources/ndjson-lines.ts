@@ -17,13 +17,20 @@ const NEWLINE = 0x0a;
 const CR = 0x0d;
 
 /**
+ * Whether to decode and yield a line, asked of its bytes (without its newline) before they are
+ * decoded, or of undefined for a line too long to hold. A line not kept is counted, not yielded.
+ */
+export type KeepLine = (bytes: Buffer | undefined) => boolean;
+
+/**
  * Splits a byte stream into lines (LF or CRLF; the last line may lack its newline). A line longer
  * than `maxLineBytes` is skipped without being held in memory and reported; so is invalid UTF-8.
- * Empty lines are skipped but counted.
+ * Empty lines are skipped but counted; so are lines `keep` turns down (another reader's share).
  */
 export async function* readLines(
   stream: Readable | AsyncIterable<Uint8Array>,
   maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+  keep?: KeepLine,
 ): AsyncGenerator<InputLine> {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
   let parts: Buffer[] = [];
@@ -39,6 +46,7 @@ export async function* readLines(
     size = 0;
     oversize = false;
     if (wasOversize) {
+      if (keep !== undefined && !keep(undefined)) return undefined;
       return {
         ok: false,
         lineNumber,
@@ -49,8 +57,10 @@ export async function* readLines(
     const end =
       bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
     if (end === 0) return undefined;
+    const line = end === bytes.length ? bytes : bytes.subarray(0, end);
+    if (keep !== undefined && !keep(line)) return undefined;
     try {
-      const text = decoder.decode(bytes.subarray(0, end));
+      const text = decoder.decode(line);
       return { ok: true, lineNumber, text };
     } catch {
       return { ok: false, lineNumber, reason: 'invalid_utf8', message: 'line is not valid UTF-8' };

@@ -2,7 +2,7 @@
 // for each, and the run id of a raw line for those that name their run in every line.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { behestRunIdOf } from '../../src/dialects/behest/behest-run-id.js';
+import { behestPlainRunIdOf, behestRunIdOf } from '../../src/dialects/behest/behest-run-id.js';
 import { DIALECTS, routesByRun, runIdOfLine } from '../../src/dialects/registry.js';
 import { RUNTIME_DIALECTS, isDialectName } from '../../src/events/dialect-name.js';
 import { fixture } from '../helpers/fixture-logs.js';
@@ -72,5 +72,51 @@ describe('dialect registry', () => {
       expect(behestRunIdOf(text)).toBeUndefined();
     expect(behestRunIdOf('{"A":{"run_id":""}}')).toBeUndefined();
     expect(behestRunIdOf('{"A":{"run_id":"bad\\u12"}}')).toBeUndefined();
+  });
+
+  it('reads a run id from raw bytes only where the decoded line says the same', () => {
+    // Lines as serde writes them, then bent: spacing, escapes, non-ASCII and control characters in
+    // the id, a byte order mark, a cut, stray bytes. Where the byte reader answers, it must give
+    // what the text reader gives for the decoded line; on serde's own shape with a plain ASCII id
+    // it must answer.
+    const plainId = fc.stringMatching(/^[\x21\x23-\x5b\x5d-\x7e]{1,40}$/);
+    const anyId = fc.oneof(plainId, fc.string({ minLength: 0, maxLength: 20, unit: 'binary' }));
+    const bend = fc.oneof(
+      fc.constant((b: Buffer) => b),
+      fc.constant((b: Buffer) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), b])),
+      fc.constant((b: Buffer) => Buffer.from(b.toString('latin1').replace(':{', ': {'), 'latin1')),
+      fc.nat().map((n) => (b: Buffer) => b.subarray(0, n % (b.length + 1))),
+      fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })).map(([n, byte]) => (b: Buffer) => {
+        const copy = Buffer.from(b);
+        if (copy.length > 0) copy[n % copy.length] = byte;
+        return copy;
+      }),
+    );
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[A-Z][A-Za-z0-9]{0,12}$/),
+        anyId,
+        bend,
+        (name, runId, bent) => {
+          const serde = Buffer.from(
+            JSON.stringify({ [name]: { run_id: runId, timestamp: 't' } }),
+            'utf8',
+          );
+          const bytes = bent(serde);
+          const plain = behestPlainRunIdOf(bytes);
+          if (bytes.equals(serde) && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(runId))
+            expect(plain).toBe(runId);
+          if (plain === undefined) return;
+          let text: string;
+          try {
+            text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+          } catch {
+            return; // an undecodable line: routed by its bytes, rejected by its worker
+          }
+          expect(plain).toBe(behestRunIdOf(text));
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -1,7 +1,8 @@
 // `ingest --workers N` gives what one thread gives: the same spans (ids, times, attributes,
 // status, events), the same runs and rejections, every span delivered, each run counted once in
 // `agent.runs` over the workers' metrics; behest runs are split between workers by run id, logs of
-// runtimes without run ids stay whole on one worker.
+// runtimes without run ids stay whole on one worker. Files are read by every worker (each takes
+// its own lines); stdin is read by the main thread, which hands the lines over.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,6 +133,33 @@ describe('ingest --workers', () => {
     const expected = [...whole, ...whole, ...traceShapes(await run(1, [cut]))].sort();
     expect(traceShapes(one).sort()).toEqual(expected);
     expect(traceShapes(two).sort()).toEqual(expected);
+  }, 60_000);
+
+  it('gives the same from stdin, whose lines the main thread hands over, as from the file every worker reads', async () => {
+    const run = async (args: string[], stdin?: string) => {
+      const receiver = await startOtlpReceiver();
+      try {
+        const result = await runCli(
+          ['ingest', '--workers', '2', ...args],
+          { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+          stdin,
+        );
+        expect(result.code).toBe(0);
+        return {
+          spans: new Set(receiver.spans.map(view)),
+          count: receiver.spans.length,
+          summary: result.stdout.split('\n').filter((l) => /^\s+(events|runs)\b/.test(l)),
+        };
+      } finally {
+        await receiver.close();
+      }
+    };
+    const fromFile = await run([behestLog]);
+    const fromStdin = await run(['-'], readFileSync(behestLog, 'utf8'));
+    expect(fromStdin.count).toBe(fromFile.count);
+    expect(fromFile.count).toBeGreaterThan(500);
+    expect([...fromStdin.spans].filter((x) => !fromFile.spans.has(x))).toEqual([]);
+    expect(fromStdin.summary).toEqual(fromFile.summary);
   }, 60_000);
 
   it('owes no spans when traces are not exported', async () => {

@@ -1,9 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { createLineDecoder } from '../../dialects/detect.js';
-import { routesByRun } from '../../dialects/registry.js';
-import type { InputDialect } from '../../events/dialect-name.js';
 import { describeTraceDestination } from '../../telemetry/index.js';
-import { lineOwner } from './line-owner.js';
+import { createInputRouter } from './input-router.js';
 import { workerEnv } from './worker-env.js';
 import { mergeStats, sumDelivered } from './worker-results.js';
 import type { CommonOptions, Input, Io } from '../command.js';
@@ -19,6 +16,8 @@ const MAX_BATCHES_IN_FLIGHT = 8;
  * `ingest --workers N`: the same mapping on N worker threads, each with its own sink and export
  * pipeline. A line goes to the worker of its run (behest's `run_id`, hashed as partitions are);
  * runtimes without run ids keep a whole input on one worker (their runs are named within it).
+ * Regular files are read by every worker, each taking its own lines (found from their bytes,
+ * most never decoded); stdin and followed files are read here and their lines handed over.
  */
 export async function runParallelPipeline(
   io: Io,
@@ -28,11 +27,17 @@ export async function runParallelPipeline(
   workerCount: number,
 ): Promise<PipelineResult> {
   const started = performance.now();
+  const files = inputs.flatMap((input, index) =>
+    input.path === undefined ? [] : [{ input: index, path: input.path }],
+  );
   const workers = Array.from({ length: workerCount }, (_, k) => {
     const setup: WorkerSetup = {
       options,
       env: workerEnv(io.env, k + 1),
       inputs: inputs.map((i) => i.name),
+      self: k,
+      workers: workerCount,
+      files,
     };
     // The worker's own process.env too: resource detection reads it.
     const worker = new Worker(new URL('./ingest-worker.js', import.meta.url), {
@@ -49,8 +54,8 @@ export async function runParallelPipeline(
       failed: undefined as Error | undefined,
     };
     worker.on('message', (message: FromWorker) => {
-      if (message.type === 'done-batch') {
-        state.inFlight -= 1;
+      if (message.type === 'done-batch' || message.type === 'report') {
+        if (message.type === 'done-batch') state.inFlight -= 1;
         report(message.rejected);
         if (!options.quiet)
           for (const u of message.unknown)
@@ -94,33 +99,13 @@ export async function runParallelPipeline(
 
   let lines = 0;
   const consume = async (input: Input, index: number) => {
-    // Until the input's dialect is known, its lines go to the home worker, which detects it as
-    // one thread would. Once it is a dialect that names its run in every line (behest), every
-    // line (the one that told) goes to its run's worker, read in that dialect there; other
-    // dialects stay on the home worker, every input of them on the same one: their run ids are
-    // derived, and two inputs that begin alike are told apart only where both are read.
-    const home = 0;
-    const detector =
-      options.dialect === 'auto'
-        ? createLineDecoder('auto', { scope: input.name, arrival: () => [0, 0] })
-        : undefined;
-    let dialect: InputDialect = options.dialect;
+    if (input.path !== undefined) return;
+    const router = createInputRouter(options.dialect, input.name, workerCount);
     for await (const line of input.lines) {
       lines += 1;
-      if (dialect === 'auto' && detector !== undefined && line.ok) {
-        detector.decodeLine(line.text);
-        const locked = detector.dialect;
-        if (locked !== undefined && locked !== 'native') dialect = locked;
-      }
-      const byRun = dialect !== 'auto' && routesByRun(dialect);
-      const owner = byRun
-        ? lineOwner(line.ok ? line.text : undefined, dialect, input.name, workerCount)
-        : home;
-      // The stream a worker reads the line in: a dialect routed by run as such, else as given.
-      const hint: InputDialect = byRun ? dialect : options.dialect;
-      const w = workers[owner]!;
+      const w = workers[router.route(line)]!;
       const batch = w.batch;
-      batch.dialect.push(hint);
+      batch.dialect.push(router.dialect);
       if (!line.ok)
         batch.bad.push({ index: batch.text.length, reason: line.reason, message: line.message });
       batch.input.push(index);
@@ -135,6 +120,11 @@ export async function runParallelPipeline(
     workers.map(
       (w) =>
         new Promise<Extract<FromWorker, { type: 'finished' }>>((resolve, reject) => {
+          // A worker that already failed (a file it read itself) says so at once.
+          if (w.failed !== undefined) {
+            reject(w.failed);
+            return;
+          }
           w.done = () =>
             w.finished !== undefined
               ? resolve(w.finished)
@@ -145,6 +135,7 @@ export async function runParallelPipeline(
   );
   await Promise.all(workers.map((w) => w.worker.terminate()));
 
+  for (const r of results) lines += r.lines;
   const stats = mergeStats(results.map((r) => r.stats));
   const delivered = sumDelivered(results.map((r) => r.delivered));
   return reportIngestEnd(io, options, {

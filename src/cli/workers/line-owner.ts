@@ -1,4 +1,4 @@
-import { runIdOfLine } from '../../dialects/registry.js';
+import { plainRunIdOfLine, runIdOfLine } from '../../dialects/registry.js';
 import type { InputDialect } from '../../events/dialect-name.js';
 import { partitionOf } from '../../partitions/partition-of.js';
 
@@ -15,4 +15,31 @@ export function lineOwner(
 ): number {
   const runId = text === undefined || dialect === 'auto' ? undefined : runIdOfLine(dialect, text);
   return partitionOf(runId ?? inputName, workers);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * The worker a raw line belongs to, from its bytes (undefined: a line too long to hold), as each
+ * worker reading the same file decides which lines are its own. Wherever the line decodes, the
+ * answer is `lineOwner`'s for its text; where the dialect reads the run from the bytes, without
+ * decoding them. A line that does not decode belongs to the run its bytes name, else to its
+ * input's worker: to exactly one worker either way, which rejects it.
+ */
+export function lineOwnerOfBytes(
+  bytes: Buffer | undefined,
+  dialect: InputDialect,
+  inputName: string,
+  workers: number,
+): number {
+  if (bytes === undefined) return lineOwner(undefined, dialect, inputName, workers);
+  const plain = dialect === 'auto' ? undefined : plainRunIdOfLine(dialect, bytes);
+  if (plain !== undefined) return partitionOf(plain, workers);
+  let text: string | undefined;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    text = undefined;
+  }
+  return lineOwner(text, dialect, inputName, workers);
 }

@@ -11,6 +11,14 @@ export interface WorkerSetup {
   readonly options: CommonOptions;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly inputs: readonly string[];
+  /** This worker's place among them (0…workers−1). */
+  readonly self: number;
+  readonly workers: number;
+  /**
+   * Inputs every worker reads itself from the start, each taking the lines that route to it:
+   * regular files, read to their end. Nothing of them passes between threads.
+   */
+  readonly files: readonly { readonly input: number; readonly path: string }[];
 }
 
 /** Lines for one worker: parallel arrays (cheap to copy between threads). */
@@ -42,8 +50,12 @@ export interface Unknown extends Rejected {
 
 export type FromWorker =
   | { readonly type: 'done-batch'; readonly rejected: Rejected[]; readonly unknown: Unknown[] }
+  /** Rejected and unknown lines of the files a worker reads itself, said as they are met. */
+  | { readonly type: 'report'; readonly rejected: Rejected[]; readonly unknown: Unknown[] }
   | {
       readonly type: 'finished';
+      /** Lines this worker took from the files it read itself. */
+      readonly lines: number;
       readonly stats: SinkStats;
       readonly delivered: { spans: number; delivered: number; metricFailures: number };
     };

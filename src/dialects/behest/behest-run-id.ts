@@ -40,3 +40,38 @@ function parsedRunIdOf(text: string): string | undefined {
   const runId = (payload as Record<string, unknown>)['run_id'];
   return typeof runId === 'string' && runId !== '' ? runId : undefined;
 }
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const RUN_ID_KEY = Buffer.from(':{"run_id":"', 'latin1');
+
+/**
+ * The run id of a raw line that begins exactly as serde writes it (`{"Variant":{"run_id":"…"`)
+ * and whose id is printable ASCII with no escapes, read from its bytes without decoding the line;
+ * undefined for any other line (decode it and ask `behestRunIdOf`). Where it answers, the answer
+ * is `behestRunIdOf`'s for the decoded line: those bytes decode to the same characters, and the
+ * pattern there matches them with the same id.
+ */
+export function behestPlainRunIdOf(bytes: Buffer): string | undefined {
+  if (bytes[0] !== 0x7b || bytes[1] !== QUOTE || !isAsciiLetter(bytes[2])) return undefined;
+  let i = 3;
+  while (i < bytes.length && isAsciiLetterOrDigit(bytes[i])) i += 1;
+  if (bytes[i] !== QUOTE) return undefined;
+  i += 1;
+  for (let k = 0; k < RUN_ID_KEY.length; k += 1, i += 1)
+    if (bytes[i] !== RUN_ID_KEY[k]) return undefined;
+  const start = i;
+  let code = bytes[i];
+  while (code !== undefined && code > 0x20 && code < 0x7f && code !== QUOTE && code !== BACKSLASH)
+    code = bytes[(i += 1)];
+  if (code !== QUOTE || i === start) return undefined;
+  return bytes.toString('latin1', start, i);
+}
+
+function isAsciiLetter(code: number | undefined): boolean {
+  return code !== undefined && ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a));
+}
+
+function isAsciiLetterOrDigit(code: number | undefined): boolean {
+  return isAsciiLetter(code) || (code !== undefined && code >= 0x30 && code <= 0x39);
+}

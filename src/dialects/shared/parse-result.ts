@@ -67,6 +67,11 @@ export interface Dialect {
    * its run (routing by run). Absent where runs are named by their stream.
    */
   runIdOf?(text: string): string | undefined;
+  /**
+   * The same, read from a raw line's bytes where that is certain without decoding them (the line
+   * begins as the runtime writes it); undefined otherwise: decode the line and ask `runIdOf`.
+   */
+  plainRunIdOf?(bytes: Buffer): string | undefined;
 }
 
 /** Helpers for dialect files. */
