@@ -168,6 +168,13 @@ for (const workers of [2, 4]) {
     workers === 2 ? '≥ 1.3× one worker, CPU ≤ 1.15×' : '',
   );
 }
+row(
+  `  the file's halves (by run) in two one-worker processes at once (${(ingest.pairEventsPerSecond / ingest.eventsPerSecond).toFixed(2)}× one worker; ${ingest.pairCpuMicrosPerEvent.toFixed(2)} CPU-µs/event, ${(ingest.pairCpuMicrosPerEvent / ingest.cpuMicrosPerEvent).toFixed(2)}× one worker's)`,
+  fmt(ingest.pairEventsPerSecond),
+  parseBaseline,
+  vsParse(ingest.pairEventsPerSecond),
+  '',
+);
 // The remaining cost per event, stage by stage (differences of the rows above).
 const micros = (rate) => 1e6 / rate;
 const stages = [
