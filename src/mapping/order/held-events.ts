@@ -5,15 +5,20 @@ import type { Held } from './held-heap.js';
 
 /** Consumed entries at the front of `ordered` are cut off past this many (and half of it). */
 const COMPACT_AFTER = 64;
+/** Held events of one time a lookup walks before the in-order ones are counted by fingerprint. */
+const SCAN_LIMIT = 16;
 
 /**
  * The events of one run held for reordering, taken earliest first by (time, arrival).
  *
  * Most events arrive in their run's order: those are appended to a sorted list, and taken from
  * its front, with no heap work and no set of fingerprints. An event earlier than the last one
- * held (displaced) goes to a heap of its own, whose fingerprints are kept in a set for the
+ * held (displaced) goes to a heap of its own, whose fingerprints are counted for the
  * duplicate check; the earliest of both fronts is taken next. Every operation is O(1) in order
- * and O(log n) displaced, so no arrival order makes holding quadratic.
+ * and O(log n) displaced, so no arrival order makes holding quadratic. The duplicate check of an
+ * in-order event looks among those held at its time; once that takes a long walk (a storm of
+ * events sharing one timestamp), the in-order events are counted by fingerprint until none is
+ * held, so no run of equal times makes it quadratic either.
  */
 export class HeldEvents {
   /** In arrival order, which is also (time, arrival) order; live from `head`. */
@@ -21,7 +26,9 @@ export class HeldEvents {
   private head = 0;
   /** Displaced events: a min-heap by (time, arrival). */
   private displaced: Held[] | undefined;
-  private displacedPrints: Set<number> | undefined;
+  private displacedPrints: Map<number, number> | undefined;
+  /** The in-order events' fingerprints: kept only after a long walk. */
+  private orderedPrints: Map<number, number> | undefined;
 
   get length(): number {
     return this.ordered.length - this.head + (this.displaced?.length ?? 0);
@@ -32,10 +39,11 @@ export class HeldEvents {
     const last = ordered.length > this.head ? ordered[ordered.length - 1]! : undefined;
     if (last === undefined || compareHeld(last, held) <= 0) {
       ordered.push(held);
+      if (this.orderedPrints !== undefined) count(this.orderedPrints, held.fingerprint, 1);
       return;
     }
     push((this.displaced ??= []), held);
-    (this.displacedPrints ??= new Set()).add(held.fingerprint);
+    count((this.displacedPrints ??= new Map<number, number>()), held.fingerprint, 1);
   }
 
   /** The earliest held event; undefined when none is held. */
@@ -52,15 +60,17 @@ export class HeldEvents {
     if (earliest === undefined) return undefined;
     if (earliest === this.displaced?.[0]) {
       pop(this.displaced);
-      this.displacedPrints!.delete(earliest.fingerprint);
+      count(this.displacedPrints!, earliest.fingerprint, -1);
       return earliest;
     }
     const ordered = this.ordered;
     ordered[this.head] = undefined as unknown as Held;
     this.head += 1;
+    if (this.orderedPrints !== undefined) count(this.orderedPrints, earliest.fingerprint, -1);
     if (this.head === ordered.length) {
       ordered.length = 0;
       this.head = 0;
+      this.orderedPrints = undefined;
     } else if (this.head > COMPACT_AFTER && this.head * 2 > ordered.length) {
       ordered.splice(0, this.head);
       this.head = 0;
@@ -78,6 +88,7 @@ export class HeldEvents {
     let i = ordered.length - 1;
     // In order, an event is never earlier than the last one held: at most the same time.
     if (i < this.head || compareHrTime(ordered[i]!.event.time, time) < 0) return false;
+    if (this.orderedPrints !== undefined) return this.orderedPrints.has(fingerprint);
     let lo = this.head;
     let hi = i;
     // The first held event not earlier than `time`.
@@ -86,12 +97,20 @@ export class HeldEvents {
       if (compareHrTime(ordered[mid]!.event.time, time) < 0) lo = mid + 1;
       else hi = mid;
     }
-    for (i = lo; i < ordered.length; i += 1) {
+    for (i = lo; i < ordered.length && i - lo < SCAN_LIMIT; i += 1) {
       const held = ordered[i]!;
       if (compareHrTime(held.event.time, time) !== 0) return false;
       if (held.fingerprint === fingerprint) return true;
     }
-    return false;
+    if (i === ordered.length) return false;
+    return this.countOrderedPrints().has(fingerprint);
+  }
+
+  private countOrderedPrints(): Map<number, number> {
+    const prints = new Map<number, number>();
+    for (let i = this.head; i < this.ordered.length; i += 1)
+      count(prints, this.ordered[i]!.fingerprint, 1);
+    return (this.orderedPrints = prints);
   }
 
   /** Takes every held event, earliest first. */
@@ -100,4 +119,11 @@ export class HeldEvents {
     for (let held = this.shift(); held !== undefined; held = this.shift()) all.push(held);
     return all;
   }
+}
+
+/** Counts a fingerprint held (+1) or let go (−1): two held events may share one. */
+function count(prints: Map<number, number>, print: number, by: 1 | -1): void {
+  const now = (prints.get(print) ?? 0) + by;
+  if (now > 0) prints.set(print, now);
+  else prints.delete(print);
 }

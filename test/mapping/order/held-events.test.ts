@@ -7,8 +7,9 @@ import { HeldEvents } from '../../../src/mapping/order/held-events.js';
 import type { AgentEvent } from '../../../src/events/agent-event.js';
 
 // The held events of one run against a model (a plain list sorted by time, then arrival), on
-// generated operations: events mostly in order, some displaced, some at the same time, taken
-// one at a time or all at once, across the compaction of the in-order list's front.
+// generated operations: events mostly in order, some displaced, some at the same time (storms of
+// them too), taken one at a time or all at once, across the compaction of the in-order list's
+// front.
 
 let seq = 0;
 /** A fingerprint covers the event's time (as `eventFingerprint` does): made here of both. */
@@ -34,6 +35,11 @@ const op = fc.oneof(
   { weight: 6, arbitrary: fc.record({ ahead: fc.integer({ min: 0, max: 3 }), print: fc.nat(5) }) },
   // An event at any time: displaced, or at the same time as others.
   { weight: 2, arbitrary: fc.record({ at: fc.integer({ min: 0, max: 60 }), print: fc.nat(5) }) },
+  // A storm: many events at the time of the last one held (deltas sharing a timestamp).
+  {
+    weight: 1,
+    arbitrary: fc.record({ storm: fc.array(fc.nat(12), { minLength: 10, maxLength: 40 }) }),
+  },
   { weight: 4, arbitrary: fc.constant({ take: true as const }) },
   { weight: 2, arbitrary: fc.record({ ask: fc.integer({ min: 0, max: 60 }), print: fc.nat(5) }) },
   // The time and fingerprint of an event held now or taken already.
@@ -55,6 +61,12 @@ describe('HeldEvents', () => {
             const h = held(1000 + clock, o.ahead % 2, o.print);
             events.add(h);
             model.push(h);
+          } else if ('storm' in o) {
+            for (const print of o.storm) {
+              const h = held(1000 + clock, 0, print);
+              events.add(h);
+              model.push(h);
+            }
           } else if ('at' in o) {
             const h = held(1000 + o.at, 0, o.print);
             events.add(h);
@@ -117,5 +129,23 @@ describe('HeldEvents', () => {
     expect(reversed.takeAll().map((h) => h.event.time[0])).toEqual(
       Array.from({ length: 2000 }, (_, i) => i + 1),
     );
+  });
+
+  it('knows the events of a storm sharing one timestamp, as they are taken, twice-held ones too', () => {
+    const events = new HeldEvents();
+    const storm = Array.from({ length: 50 }, (_, i) => held(7, 0, i % 20));
+    for (const h of storm) events.add(h);
+    // A walk past the first few of them counts the in-order events by fingerprint from here on.
+    expect(events.has([7, 0], printOf([7, 0], 19))).toBe(true);
+    expect(events.has([7, 0], printOf([7, 0], 20))).toBe(false);
+    for (let i = 0; i < 25; i += 1) events.shift();
+    // Prints 0-4 were held three times (i, i + 20, i + 40), now once: still held.
+    for (let p = 0; p < 20; p += 1) expect(events.has([7, 0], printOf([7, 0], p))).toBe(true);
+    for (let i = 0; i < 25; i += 1) events.shift();
+    expect(events.has([7, 0], printOf([7, 0], 0))).toBe(false);
+    // Emptied: the next storm is walked again, and counted again once that takes long.
+    events.add(held(8, 0, 1));
+    expect(events.has([8, 0], printOf([8, 0], 1))).toBe(true);
+    expect(events.has([7, 0], printOf([7, 0], 1))).toBe(false);
   });
 });
