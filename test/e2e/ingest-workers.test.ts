@@ -162,6 +162,21 @@ describe('ingest --workers', () => {
     expect(fromStdin.summary).toEqual(fromFile.summary);
   }, 60_000);
 
+  // /proc/self/mem is a regular file that every read of fails: read by the workers themselves.
+  it.runIf(process.platform === 'linux')(
+    'fails as one thread does when a file it reads fails, and does not wait',
+    async () => {
+      const args = ['ingest', '/proc/self/mem'];
+      const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' };
+      const one = await runCli(args, env);
+      const two = await runCli([...args, '--workers', '2'], env);
+      expect([one.code, two.code]).toEqual([1, 1]);
+      expect(one.stderr).toContain('agent-otel-bridge: EIO');
+      expect(two.stderr).toContain('agent-otel-bridge: EIO');
+    },
+    30_000,
+  );
+
   it('owes no spans when traces are not exported', async () => {
     const result = await runCli(['ingest', '--workers', '2', '--output', 'otlp', FILES[0]!], {
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
