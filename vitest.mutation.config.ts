@@ -17,6 +17,10 @@ export default defineConfig({
             'test/dialects/**/*.test.ts',
             'test/events/**/*.test.ts',
             'test/telemetry/run-sampling.test.ts',
+            // The routing of `ingest --workers` and the line reader it asks (in process).
+            'test/cli/input-router.test.ts',
+            'test/sources/ndjson-lines.test.ts',
+            'test/sources/fuzz.test.ts',
           ],
     exclude: [
       // A timing ratio and a 10 000-case generator: the scrub layer's own proofs, at minutes a

@@ -147,5 +147,12 @@ describe('HeldEvents', () => {
     events.add(held(8, 0, 1));
     expect(events.has([8, 0], printOf([8, 0], 1))).toBe(true);
     expect(events.has([7, 0], printOf([7, 0], 1))).toBe(false);
+    // Two displaced copies of one event: known until the second is taken, not after.
+    events.add(held(5, 0, 3));
+    events.add(held(5, 0, 3));
+    expect(events.shift()!.event.time[0]).toBe(5);
+    expect(events.has([5, 0], printOf([5, 0], 3))).toBe(true);
+    expect(events.shift()!.event.time[0]).toBe(5);
+    expect(events.has([5, 0], printOf([5, 0], 3))).toBe(false);
   });
 });
