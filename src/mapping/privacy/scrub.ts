@@ -12,6 +12,7 @@
 import { CONTEXT_RULES } from './context-rules.js';
 import { decodeUrl, unescapeJson } from './decode.js';
 import { maskHighEntropy } from './high-entropy.js';
+import { createPrescan } from './prescan.js';
 import type { CheckedRule } from './personal-data.js';
 import { CHECKED_SECRET_RULES, PERSONAL_DATA_RULES } from './personal-data.js';
 import { REDACTED, scrubString } from './scrub-value.js';
@@ -70,18 +71,24 @@ export function createScrubbers(
         : undefined;
     return `${keep ?? ''}${REDACTED}`;
   };
+  // Each layer is skipped where one scan shows that none of its patterns matches (prescan.ts).
+  const anyShape = createPrescan(compiled);
+  const anyContext = createPrescan(CONTEXT_RULES.map((rule) => rule.pattern));
+  const anyChecked = createPrescan(checked.map((rule) => rule.pattern));
   const rules = (text: string): string => {
     let out = text;
-    for (const pattern of compiled) {
-      pattern.lastIndex = 0;
-      out = out.replace(pattern, keepPrefix);
-    }
-    for (const rule of CONTEXT_RULES) out = rule.apply(out);
+    if (anyShape(out))
+      for (const pattern of compiled) {
+        pattern.lastIndex = 0;
+        out = out.replace(pattern, keepPrefix);
+      }
+    if (anyContext(out)) for (const rule of CONTEXT_RULES) out = rule.apply(out);
     out = maskHighEntropy(out);
-    for (const rule of checked) {
-      rule.pattern.lastIndex = 0;
-      out = out.replace(rule.pattern, (match) => (rule.check(match) ? REDACTED : match));
-    }
+    if (anyChecked(out))
+      for (const rule of checked) {
+        rule.pattern.lastIndex = 0;
+        out = out.replace(rule.pattern, (match) => (rule.check(match) ? REDACTED : match));
+      }
     return out;
   };
   /** `scan` on the text, then on the text decoded; decoded wins when it hid a secret. */
