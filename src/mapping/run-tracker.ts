@@ -16,6 +16,7 @@ import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
 import type { TrackerContext } from './tracker-context.js';
 import { toRunErrorType } from './privacy/error-class.js';
+import type { Printed } from './order/event-fingerprint.js';
 
 /** What the tracker did with one event. */
 export type TrackOutcome =
@@ -71,10 +72,10 @@ export class RunTracker {
    * For an event of a run that has finished: `duplicate` when it is the run's terminal event
    * again, `late` otherwise. Undefined while the run is not known to have finished.
    */
-  afterFinish(event: AgentEvent, fingerprint: number): TrackOutcome | undefined {
+  afterFinish(event: AgentEvent, printed: Printed): TrackOutcome | undefined {
     const terminalKey = this.finished.get(event.runId);
     if (terminalKey === undefined) return undefined;
-    return fingerprint === terminalKey
+    return printed.fingerprint === terminalKey
       ? {
           outcome: 'duplicate',
           reason: 'duplicate_event',
@@ -92,9 +93,9 @@ export class RunTracker {
     return this.runs.has(runId);
   }
 
-  /** Applies one event, in its run's time order (`fingerprint`: its `eventFingerprint`). */
-  track(event: AgentEvent, dialect: DialectName, fingerprint: number): TrackOutcome {
-    if (this.finished.has(event.runId)) return this.afterFinish(event, fingerprint)!;
+  /** Applies one event, in its run's time order (`printed`: its `eventFingerprint`, asked for if needed). */
+  track(event: AgentEvent, dialect: DialectName, printed: Printed): TrackOutcome {
+    if (this.finished.has(event.runId)) return this.afterFinish(event, printed)!;
     const now = this.ctx.now();
     let run = this.runs.get(event.runId);
     if (run !== undefined) {
@@ -108,7 +109,7 @@ export class RunTracker {
     run.lastEvent = event.type;
     run.lastActivityMillis = now;
     if (isTerminal(event)) {
-      this.finish(run, toEnding(this.ctx, run, event), fingerprint);
+      this.finish(run, toEnding(this.ctx, run, event), printed.fingerprint);
       return { outcome: 'accepted' };
     }
     return applyEvent(this.ctx, run, event);

@@ -47,7 +47,7 @@ function trackerWith(memory: number) {
       .reduce((t, p) => t + p.value, 0);
   };
   const track = (event: AgentEvent) =>
-    tracker.track(event, 'behest', eventFingerprint(event)).outcome;
+    tracker.track(event, 'behest', { fingerprint: eventFingerprint(event) }).outcome;
   return { tracker, track, sum, exporter };
 }
 

@@ -29,6 +29,11 @@ function optional(value: string | number | undefined): void {
   else text(value);
 }
 
+/** What knows its event's fingerprint: worked out where it is kept, or only when first asked for. */
+export interface Printed {
+  readonly fingerprint: number;
+}
+
 /** Equal for two events of one run exactly when they are the same event (up to a 2^-53 chance of a collision). */
 export function eventFingerprint(event: AgentEvent): number {
   h1 = 0xdeadbeef;

@@ -1,7 +1,7 @@
 import type { HrTime } from '@opentelemetry/api';
 import { compareHrTime } from '../../events/hr-time.js';
 import { compareHeld, pop, push } from './held-heap.js';
-import type { Held } from './held-heap.js';
+import type { Held, Printed } from './held-heap.js';
 
 /** Consumed entries at the front of `ordered` are cut off past this many (and half of it). */
 const COMPACT_AFTER = 64;
@@ -27,6 +27,8 @@ export class HeldEvents {
   /** Displaced events: a min-heap by (time, arrival). */
   private displaced: Held[] | undefined;
   private displacedPrints: Map<number, number> | undefined;
+  /** The latest time among the displaced events held (an upper bound while any is held). */
+  private displacedLatest: HrTime | undefined;
   /** The in-order events' fingerprints: kept only after a long walk. */
   private orderedPrints: Map<number, number> | undefined;
 
@@ -44,6 +46,11 @@ export class HeldEvents {
     }
     push((this.displaced ??= []), held);
     count((this.displacedPrints ??= new Map<number, number>()), held.fingerprint, 1);
+    if (
+      this.displacedLatest === undefined ||
+      compareHrTime(held.event.time, this.displacedLatest) > 0
+    )
+      this.displacedLatest = held.event.time;
   }
 
   /** The earliest held event; undefined when none is held. */
@@ -61,6 +68,7 @@ export class HeldEvents {
     if (earliest === this.displaced?.[0]) {
       pop(this.displaced);
       count(this.displacedPrints!, earliest.fingerprint, -1);
+      if (this.displaced.length === 0) this.displacedLatest = undefined;
       return earliest;
     }
     const ordered = this.ordered;
@@ -80,14 +88,22 @@ export class HeldEvents {
 
   /**
    * Whether an event of this time and fingerprint is held. A fingerprint covers the event's time
-   * (`eventFingerprint`), so a displaced one is looked up by its fingerprint alone.
+   * (`eventFingerprint`), so a displaced one is looked up by its fingerprint alone. The event's
+   * fingerprint is asked for only where some held event may be the same one.
    */
-  has(time: HrTime, fingerprint: number): boolean {
-    if (this.displacedPrints?.has(fingerprint) === true) return true;
+  has(time: HrTime, event: Printed): boolean {
+    // A displaced event can be this one only if it is not earlier than this one's time.
+    if (
+      this.displacedLatest !== undefined &&
+      compareHrTime(time, this.displacedLatest) <= 0 &&
+      this.displacedPrints?.has(event.fingerprint) === true
+    )
+      return true;
     const ordered = this.ordered;
     let i = ordered.length - 1;
     // In order, an event is never earlier than the last one held: at most the same time.
     if (i < this.head || compareHrTime(ordered[i]!.event.time, time) < 0) return false;
+    const fingerprint = event.fingerprint;
     if (this.orderedPrints !== undefined) return this.orderedPrints.has(fingerprint);
     let lo = this.head;
     let hi = i;

@@ -2,6 +2,9 @@ import { compareHrTime } from '../../events/hr-time.js';
 import type { AgentEvent } from '../../events/agent-event.js';
 import type { DialectName } from '../../events/dialect-name.js';
 import type { TrackOutcome } from '../run-tracker.js';
+import type { Printed } from './event-fingerprint.js';
+
+export type { Printed } from './event-fingerprint.js';
 
 // The events of one run held for reordering, as a binary min-heap by (time, arrival).
 
@@ -11,13 +14,12 @@ export interface Settler {
 }
 
 /** An event held for reordering. */
-export interface Held {
+export interface Held extends Printed {
   readonly event: AgentEvent;
   readonly dialect: DialectName;
   /** Arrival order, which breaks ties between events of the same time. */
   readonly seq: number;
   readonly arrivedAt: number;
-  readonly fingerprint: number;
   readonly settler: Settler | undefined;
   /** The event's place among its input's events, for the settler. */
   readonly index: number;

@@ -30,6 +30,27 @@ interface PendingRun {
 const HELD: OfferOutcome = { outcome: 'accepted', held: true };
 
 /**
+ * An event taken: its fingerprint is worked out only when a duplicate check needs it, which is
+ * where another event of its run has the same time (most events have a time of their own).
+ */
+class Pending implements Held {
+  seq = 0;
+  arrivedAt = 0;
+  private print: number | undefined = undefined;
+
+  constructor(
+    readonly event: AgentEvent,
+    readonly dialect: DialectName,
+    readonly settler: Settler | undefined,
+    readonly index: number,
+  ) {}
+
+  get fingerprint(): number {
+    return (this.print ??= eventFingerprint(this.event));
+  }
+}
+
+/**
  * Puts each run's events back into the order of their own timestamps before the tracker applies
  * them, so that a run's trace is a function of the set of its events, not of their arrival order:
  * - every event is held for `holdMillis` (or until its run holds more than `holdEvents`), then
@@ -85,8 +106,8 @@ export class ReorderBuffer {
    * is told what became of it then.
    */
   offer(event: AgentEvent, dialect: DialectName, settler?: Settler, index = 0): OfferOutcome {
-    const fingerprint = eventFingerprint(event);
-    const finished = this.tracker.afterFinish(event, fingerprint);
+    const held = new Pending(event, dialect, settler, index);
+    const finished = this.tracker.afterFinish(event, held);
     if (finished !== undefined) return finished as OfferOutcome;
     let run = this.runs.get(event.runId);
     if (run === undefined) {
@@ -99,11 +120,7 @@ export class ReorderBuffer {
         appliedPrints: new AppliedPrints(),
       };
       this.runs.set(event.runId, run);
-    } else if (
-      run.terminal?.fingerprint === fingerprint ||
-      run.appliedPrints.has(fingerprint) ||
-      run.held?.has(event.time, fingerprint) === true
-    ) {
+    } else if (isSeen(run, held)) {
       return {
         outcome: 'duplicate',
         reason: 'duplicate_event',
@@ -128,15 +145,8 @@ export class ReorderBuffer {
     }
     const now = this.options.now();
     if (!this.replaying) this.inputs += 1;
-    const held: Held = {
-      event,
-      dialect,
-      seq: (this.seq += 1),
-      arrivedAt: now,
-      fingerprint,
-      settler,
-      index,
-    };
+    held.seq = this.seq += 1;
+    held.arrivedAt = now;
     if (terminal) {
       if (run.terminal === undefined) {
         this.closing.push({ run, arrivedAt: now, input: this.inputs });
@@ -314,9 +324,9 @@ export class ReorderBuffer {
       run.appliedUpTo = held.event.time;
       run.appliedPrints.clear();
     }
-    if (run.appliedPrints.size < this.options.seenPerRun) run.appliedPrints.add(held.fingerprint);
+    if (run.appliedPrints.size < this.options.seenPerRun) run.appliedPrints.add(held);
     try {
-      return this.tracker.track(held.event, held.dialect, held.fingerprint);
+      return this.tracker.track(held.event, held.dialect, held);
     } catch (error) {
       this.options.onError(held.event, error);
       return {
@@ -338,4 +348,27 @@ export class ReorderBuffer {
       if (run?.held !== undefined && run.held.length > 0) this.applyNext(run);
     }
   }
+}
+
+/**
+ * Whether the run has taken this event already: it is its terminal event, applied at the run's
+ * latest time, or held. Only an event of the same time can be the same event (a fingerprint
+ * covers the time), so a fingerprint is compared only with those.
+ */
+function isSeen(run: PendingRun, event: Held): boolean {
+  const time = event.event.time;
+  const terminal = run.terminal;
+  if (
+    terminal !== undefined &&
+    compareHrTime(terminal.event.time, time) === 0 &&
+    terminal.fingerprint === event.fingerprint
+  )
+    return true;
+  if (
+    run.appliedUpTo !== undefined &&
+    compareHrTime(run.appliedUpTo, time) === 0 &&
+    run.appliedPrints.has(event.fingerprint)
+  )
+    return true;
+  return run.held?.has(time, event) === true;
 }

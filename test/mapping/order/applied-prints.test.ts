@@ -19,7 +19,7 @@ describe('AppliedPrints', () => {
         const model = new Set<number>();
         for (const o of ops) {
           if ('add' in o) {
-            prints.add(o.add);
+            prints.add({ fingerprint: o.add });
             model.add(o.add);
           } else if ('has' in o) expect(prints.has(o.has)).toBe(model.has(o.has));
           else {
