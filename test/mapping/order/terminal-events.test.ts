@@ -60,4 +60,19 @@ describe('several terminal events of one run', () => {
       { numRuns: 60 },
     );
   });
+
+  it("takes an event of the terminal event's time, arriving after it, as an event of its own", async () => {
+    // A runtime may stamp its last events and the run's end with one time: only the terminal
+    // event itself, delivered again, is a duplicate of it.
+    const h = createHarness({ reorderWindowMillis: 1_000, lateGraceMillis: 60_000 });
+    const end = behest('RunCompleted', RUN_A, '02', { finish_reason: 'stop', iterations: 2 });
+    const loop = behest('DoomLoopDetected', RUN_A, '02', { description: 'bash called 3 times' });
+    const results = h.feed([...toolRun().slice(0, -1), end, loop, end].join('\n'));
+    expect(results.slice(-3).map((r) => r.outcome)).toEqual(['accepted', 'accepted', 'duplicate']);
+    await h.sink.flush();
+    const root = spanByName(h.spans(), 'invoke_agent');
+    expect(root.events.map((e) => e.name)).toContain('agent.doom_loop.detected');
+    expect(await h.sum('agent.doom_loops')).toBe(1);
+    expect(h.sink.stats().events.duplicate).toBe(1);
+  });
 });
