@@ -138,11 +138,15 @@ describe('HeldEvents', () => {
     // A walk past the first few of them counts the in-order events by fingerprint from here on.
     expect(events.has([7, 0], { fingerprint: printOf([7, 0], 19) })).toBe(true);
     expect(events.has([7, 0], { fingerprint: printOf([7, 0], 20) })).toBe(false);
+    // One more of that time, held while they are counted: known at once.
+    events.add(held(7, 0, 20));
+    expect(events.has([7, 0], { fingerprint: printOf([7, 0], 20) })).toBe(true);
     for (let i = 0; i < 25; i += 1) events.shift();
     // Prints 0-4 were held three times (i, i + 20, i + 40), now once: still held.
     for (let p = 0; p < 20; p += 1)
       expect(events.has([7, 0], { fingerprint: printOf([7, 0], p) })).toBe(true);
-    for (let i = 0; i < 25; i += 1) events.shift();
+    for (let i = 0; i < 26; i += 1) events.shift();
+    expect(events.length).toBe(0);
     expect(events.has([7, 0], { fingerprint: printOf([7, 0], 0) })).toBe(false);
     // Emptied: the next storm is walked again, and counted again once that takes long.
     events.add(held(8, 0, 1));
