@@ -1,13 +1,16 @@
+import type { AgentEvent } from '../../events/agent-event.js';
+import { eventFingerprint } from './event-fingerprint.js';
 import type { Printed } from './event-fingerprint.js';
 
 /**
  * Fingerprints of the events a run applied at its latest time, to recognise a redelivered one.
- * Most events have a time of their own: the first event is kept inline and its fingerprint is
- * worked out only if another event of its time comes; a set is made only when several events
- * share the time (an open run then costs a few bytes, not a set).
+ * Most events have a time of their own: the first event is kept inline (the event alone, nothing
+ * of its input) and its fingerprint is worked out only if another event of its time comes; a set
+ * is made only when several events share the time (an open run then costs a few bytes, not a set).
  */
 export class AppliedPrints {
-  private first: Printed | undefined;
+  private first: AgentEvent | undefined;
+  private firstPrint: number | undefined;
   private more: Set<number> | undefined;
 
   get size(): number {
@@ -15,17 +18,27 @@ export class AppliedPrints {
   }
 
   has(fingerprint: number): boolean {
-    return this.first?.fingerprint === fingerprint || (this.more?.has(fingerprint) ?? false);
+    return this.printOfFirst() === fingerprint || (this.more?.has(fingerprint) ?? false);
   }
 
-  add(event: Printed): void {
-    if (this.first === undefined) this.first = event;
-    else if (this.first.fingerprint !== event.fingerprint)
-      (this.more ??= new Set()).add(event.fingerprint);
+  /** Keeps the first event of a time itself (its fingerprint asked for only if another comes). */
+  add(applied: Printed & { readonly event: AgentEvent }): void {
+    if (this.first === undefined) {
+      this.first = applied.event;
+      return;
+    }
+    const fingerprint = applied.fingerprint;
+    if (this.printOfFirst() !== fingerprint) (this.more ??= new Set()).add(fingerprint);
   }
 
   clear(): void {
     this.first = undefined;
+    this.firstPrint = undefined;
     this.more = undefined;
+  }
+
+  private printOfFirst(): number | undefined {
+    if (this.first === undefined) return undefined;
+    return (this.firstPrint ??= eventFingerprint(this.first));
   }
 }

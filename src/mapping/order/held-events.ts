@@ -1,7 +1,8 @@
 import type { HrTime } from '@opentelemetry/api';
 import { compareHrTime } from '../../events/hr-time.js';
 import { compareHeld, pop, push } from './held-heap.js';
-import type { Held, Printed } from './held-heap.js';
+import type { Printed } from './event-fingerprint.js';
+import type { Held } from './held-heap.js';
 
 /** Consumed entries at the front of `ordered` are cut off past this many (and half of it). */
 const COMPACT_AFTER = 64;

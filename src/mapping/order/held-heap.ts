@@ -4,8 +4,6 @@ import type { DialectName } from '../../events/dialect-name.js';
 import type { TrackOutcome } from '../run-tracker.js';
 import type { Printed } from './event-fingerprint.js';
 
-export type { Printed } from './event-fingerprint.js';
-
 // The events of one run held for reordering, as a binary min-heap by (time, arrival).
 
 /** Told what became of a held event when its turn came (the input it came from is counted then). */
