@@ -1,54 +1,21 @@
-import type { HrTime } from '@opentelemetry/api';
 import type { AgentEvent } from '../../events/agent-event.js';
 import { isTerminal } from '../../events/agent-event.js';
 import { compareHrTime } from '../../events/hr-time.js';
 import type { DialectName } from '../../events/dialect-name.js';
 import { AppliedPrints } from './applied-prints.js';
-import { eventFingerprint } from './event-fingerprint.js';
 import { ArrivalQueue } from './arrival-queue.js';
 import { Fifo } from './fifo.js';
 import { compareHeld } from './held-heap.js';
 import type { Held, Settler } from './held-heap.js';
 import { HeldEvents } from './held-events.js';
+import { isSeen, Pending } from './pending-run.js';
+import type { PendingRun } from './pending-run.js';
 
 export type { Settler } from './held-heap.js';
 import type { OfferOutcome, ReorderOptions } from './reorder-options.js';
 import type { RunTracker, TrackOutcome } from '../run-tracker.js';
 
-interface PendingRun {
-  readonly runId: string;
-  /** Held events, earliest first by (time, arrival); made when the first is held. */
-  held: HeldEvents | undefined;
-  /** The run's terminal event, applied last when the grace period ends. */
-  terminal: Held | undefined;
-  /** Time of the latest event applied: an event before it can no longer be put in order. */
-  appliedUpTo: HrTime | undefined;
-  /** Fingerprints of the events applied at exactly `appliedUpTo` (at most `seenPerRun`). */
-  readonly appliedPrints: AppliedPrints;
-}
-
 const HELD: OfferOutcome = { outcome: 'accepted', held: true };
-
-/**
- * An event taken: its fingerprint is worked out only when a duplicate check needs it, which is
- * where another event of its run has the same time (most events have a time of their own).
- */
-class Pending implements Held {
-  seq = 0;
-  arrivedAt = 0;
-  private print: number | undefined = undefined;
-
-  constructor(
-    readonly event: AgentEvent,
-    readonly dialect: DialectName,
-    readonly settler: Settler | undefined,
-    readonly index: number,
-  ) {}
-
-  get fingerprint(): number {
-    return (this.print ??= eventFingerprint(this.event));
-  }
-}
 
 /**
  * Puts each run's events back into the order of their own timestamps before the tracker applies
@@ -348,27 +315,4 @@ export class ReorderBuffer {
       if (run?.held !== undefined && run.held.length > 0) this.applyNext(run);
     }
   }
-}
-
-/**
- * Whether the run has taken this event already: it is its terminal event, applied at the run's
- * latest time, or held. Only an event of the same time can be the same event (a fingerprint
- * covers the time), so a fingerprint is compared only with those.
- */
-function isSeen(run: PendingRun, event: Held): boolean {
-  const time = event.event.time;
-  const terminal = run.terminal;
-  if (
-    terminal !== undefined &&
-    compareHrTime(terminal.event.time, time) === 0 &&
-    terminal.fingerprint === event.fingerprint
-  )
-    return true;
-  if (
-    run.appliedUpTo !== undefined &&
-    compareHrTime(run.appliedUpTo, time) === 0 &&
-    run.appliedPrints.has(event.fingerprint)
-  )
-    return true;
-  return run.held?.has(time, event) === true;
 }

@@ -1,0 +1,66 @@
+// A run's state in the reorder buffer, the events it takes (fingerprinted only when asked) and
+// the check that tells a redelivered event from a new one.
+import type { HrTime } from '@opentelemetry/api';
+import type { AgentEvent } from '../../events/agent-event.js';
+import { compareHrTime } from '../../events/hr-time.js';
+import type { DialectName } from '../../events/dialect-name.js';
+import type { AppliedPrints } from './applied-prints.js';
+import { eventFingerprint } from './event-fingerprint.js';
+import type { Held, Settler } from './held-heap.js';
+import type { HeldEvents } from './held-events.js';
+
+export interface PendingRun {
+  readonly runId: string;
+  /** Held events, earliest first by (time, arrival); made when the first is held. */
+  held: HeldEvents | undefined;
+  /** The run's terminal event, applied last when the grace period ends. */
+  terminal: Held | undefined;
+  /** Time of the latest event applied: an event before it can no longer be put in order. */
+  appliedUpTo: HrTime | undefined;
+  /** Fingerprints of the events applied at exactly `appliedUpTo` (at most `seenPerRun`). */
+  readonly appliedPrints: AppliedPrints;
+}
+
+/**
+ * An event taken: its fingerprint is worked out only when a duplicate check needs it, which is
+ * where another event of its run has the same time (most events have a time of their own).
+ */
+export class Pending implements Held {
+  seq = 0;
+  arrivedAt = 0;
+  private print: number | undefined = undefined;
+
+  constructor(
+    readonly event: AgentEvent,
+    readonly dialect: DialectName,
+    readonly settler: Settler | undefined,
+    readonly index: number,
+  ) {}
+
+  get fingerprint(): number {
+    return (this.print ??= eventFingerprint(this.event));
+  }
+}
+
+/**
+ * Whether the run has taken this event already: it is its terminal event, applied at the run's
+ * latest time, or held. Only an event of the same time can be the same event (a fingerprint
+ * covers the time), so a fingerprint is compared only with those.
+ */
+export function isSeen(run: PendingRun, event: Held): boolean {
+  const time = event.event.time;
+  const terminal = run.terminal;
+  if (
+    terminal !== undefined &&
+    compareHrTime(terminal.event.time, time) === 0 &&
+    terminal.fingerprint === event.fingerprint
+  )
+    return true;
+  if (
+    run.appliedUpTo !== undefined &&
+    compareHrTime(run.appliedUpTo, time) === 0 &&
+    run.appliedPrints.has(event.fingerprint)
+  )
+    return true;
+  return run.held?.has(time, event) === true;
+}
