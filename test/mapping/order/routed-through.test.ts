@@ -233,15 +233,20 @@ const routerTimings = (gap: fc.Arbitrary<number>) => ({
 });
 
 /**
- * Whether the drawn schedules reach a case where `leavesLate` holds: drawn until one does, up to
- * `limit`. The cases the fixes are for are a few in a hundred draws, so a fixed count of draws
- * could miss them all; searching for one cannot, in practice.
+ * Expects the drawn schedules to reach a case where `leavesLate` holds: drawn until one does, up
+ * to `limit`. The cases the fixes are for are a few in a hundred draws, so a fixed count of draws
+ * could miss them all; searching for one cannot, in practice. The seed is named if none does.
  */
-function reaches<T>(drawn: fc.Arbitrary<T>, leavesLate: (draw: T) => boolean, limit = 10_000) {
-  return fc.check(
+function expectReached<T>(
+  drawn: fc.Arbitrary<T>,
+  leavesLate: (draw: T) => boolean,
+  limit = 10_000,
+) {
+  const search = fc.check(
     fc.property(drawn, (draw) => !leavesLate(draw)),
     { numRuns: limit, endOnFailure: true },
-  ).failed;
+  );
+  expect(search.failed, `no case reached in ${limit} draws, seed ${search.seed}`).toBe(true);
 }
 
 describe("a router's gaps and an instance's reorder window", () => {
@@ -278,11 +283,9 @@ describe("a router's gaps and an instance's reorder window", () => {
       { numRuns: 300 },
     );
     // The schedules do reach the defect the marks fix.
-    expect(
-      reaches(drawn, (draw) =>
-        feed(scheduleOf(draw), false).outcomes.some((o) => o.outcome === 'late'),
-      ),
-    ).toBe(true);
+    expectReached(drawn, (draw) =>
+      feed(scheduleOf(draw), false).outcomes.some((o) => o.outcome === 'late'),
+    );
   });
 
   it("applies every event in its run's order when the instance reads its partition later than it hears the marks, where marks taken as heard leave some late", () => {
@@ -311,11 +314,9 @@ describe("a router's gaps and an instance's reorder window", () => {
       { numRuns: 300 },
     );
     // The schedules do reach what reading first fixes.
-    expect(
-      reaches(drawn, (draw) =>
-        feed(scheduleOf(draw), true, false).outcomes.some((o) => o.outcome === 'late'),
-      ),
-    ).toBe(true);
+    expectReached(drawn, (draw) =>
+      feed(scheduleOf(draw), true, false).outcomes.some((o) => o.outcome === 'late'),
+    );
   });
 
   it("applies every event in its run's order when the instance or the router is busy as the router stops, where a mark's age or an empty read's end counted from its handling leaves some late", () => {
@@ -370,18 +371,14 @@ describe("a router's gaps and an instance's reorder window", () => {
     );
     // The schedules do reach what counting from the mark's arrival fixes, on the instance's side
     // and on the router's (an empty read's end taken from when its reply was handled).
-    expect(
-      reaches(drawn, (draw) =>
-        feed(scheduleOf(draw), true, true, false).outcomes.some((o) => o.outcome === 'late'),
-      ),
-    ).toBe(true);
-    expect(
-      reaches(
-        drawn,
-        (draw) =>
-          draw[1].routerBusy !== undefined &&
-          feed(scheduleOf(draw), true, true, true, true).outcomes.some((o) => o.outcome === 'late'),
-      ),
-    ).toBe(true);
+    expectReached(drawn, (draw) =>
+      feed(scheduleOf(draw), true, true, false).outcomes.some((o) => o.outcome === 'late'),
+    );
+    expectReached(
+      drawn,
+      (draw) =>
+        draw[1].routerBusy !== undefined &&
+        feed(scheduleOf(draw), true, true, true, true).outcomes.some((o) => o.outcome === 'late'),
+    );
   });
 });
