@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checksOf } from '../shared/schema-check.js';
 
 // agent-sdk's event schemas: the fields the bridge maps, loose so that newer fields pass.
 
@@ -59,4 +60,6 @@ export const RETRY_NOTICE =
   /\[(Rate limited|Server error)[^\]]*?retrying in ([\d.]+)s\.\.\. \(attempt (\d+)\/(\d+)\)\]/;
 
 export type Schemas = typeof SCHEMAS;
+/** Every variant's payload read without its schema where the schema would give it back as it is. */
+export const CHECKS = checksOf(SCHEMAS);
 export type Payload<K extends keyof Schemas> = z.output<Schemas[K]>;

@@ -1,5 +1,6 @@
 import type { HrTime } from '../../events/hr-time.js';
-import { ENVELOPE, NO_OPS, RETRY_NOTICE, SCHEMAS, SDK_TYPES } from './agent-sdk-schemas.js';
+import type { z } from 'zod';
+import { CHECKS, ENVELOPE, NO_OPS, RETRY_NOTICE, SCHEMAS, SDK_TYPES } from './agent-sdk-schemas.js';
 import type { Payload, Schemas } from './agent-sdk-schemas.js';
 import type { AgentEvent } from '../../events/agent-event.js';
 import { parseRfc3339 } from '../../events/hr-time.js';
@@ -10,6 +11,7 @@ import { askUser, endTool, startTool } from './agent-sdk-tools.js';
 import { Subagents } from './agent-sdk-subagents.js';
 import { defined } from '../shared/annotation-values.js';
 import { toRejection } from '../shared/zod-issue.js';
+import { readWith } from '../shared/schema-check.js';
 
 // agent-sdk v0.1–v0.3 (and the v0.5+ envelope): `{"type":"<snake_case>", …}`. No run ids;
 // `thread_id` is the conversation. As the loop (bipa-app/agent-sdk v0.3.0, src/agent_loop.rs
@@ -66,7 +68,7 @@ class AgentSdkDecoder {
     if (NO_OPS.has(type)) return accepted(type);
     if (!Object.hasOwn(SCHEMAS, type)) return ignoredVariant('agent-sdk', type);
     const key = type as keyof Schemas;
-    const parsed = SCHEMAS[key].safeParse(value);
+    const parsed = readWith(SCHEMAS[key] as z.ZodType<Payload<typeof key>>, CHECKS[key], value);
     if (!parsed.success) return toRejection(type, parsed.error, type);
     return accepted(type, ...this.map(key, parsed.data, t));
   }

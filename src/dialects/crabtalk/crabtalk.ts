@@ -6,6 +6,7 @@ import type { CrabtalkDone } from './crabtalk-conversation.js';
 import type { Dialect, ParseResult, StreamContext, Verdict } from '../shared/parse-result.js';
 import { accepted, ignoredVariant, isRecord, rejectedSchema } from '../shared/parse-result.js';
 import { toRejection } from '../shared/zod-issue.js';
+import { checksOf, readWith } from '../shared/schema-check.js';
 
 // crabtalk as JSON lines: serde's default external tagging of its AgentEvent (unit variants are
 // bare strings), with crabllm's OpenAI-style tool calls and usage. One stream = one conversation.
@@ -33,7 +34,7 @@ const Done = z.looseObject({
 });
 
 const UNIT = new Set(['TextStart', 'TextEnd', 'ThinkingStart', 'ThinkingEnd', 'ToolCallsComplete']);
-const SCHEMAS = {
+export const SCHEMAS = {
   TextDelta: z.string(),
   ThinkingDelta: z.string(),
   ToolCallsBegin: z.array(ToolCall),
@@ -49,6 +50,8 @@ const SCHEMAS = {
   Done,
 };
 type Schemas = typeof SCHEMAS;
+/** Every variant's payload read without its schema where the schema would give it back as it is. */
+export const CHECKS = checksOf(SCHEMAS);
 
 const toUsage = (u: z.output<typeof Usage>): TokenUsage => ({
   inputTokens: u.prompt_tokens ?? undefined,
@@ -104,7 +107,11 @@ class CrabtalkJsonDecoder {
       );
     if (!Object.hasOwn(SCHEMAS, key)) return ignoredVariant('crabtalk', key);
     const name = key as keyof Schemas;
-    const parsed = SCHEMAS[name].safeParse((value as Record<string, unknown>)[key]);
+    const parsed = readWith(
+      SCHEMAS[name] as z.ZodType,
+      CHECKS[name],
+      (value as Record<string, unknown>)[key],
+    );
     if (!parsed.success) return toRejection(key, parsed.error, key);
     const c = this.conversation;
     const data = parsed.data as never;

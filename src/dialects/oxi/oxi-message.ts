@@ -5,6 +5,9 @@ import { ToolCall, toFinishReason } from './oxi-schemas.js';
 import type { Message } from './oxi-schemas.js';
 import { isRecord } from '../shared/parse-result.js';
 import type { ScopedRuns } from '../shared/scoped-runs.js';
+import { checkOf, readWith } from '../shared/schema-check.js';
+
+const TOOL_CALL = checkOf(ToolCall);
 
 /**
  * An assistant `messageEnd`: its tool calls (content blocks, `type` in any case), its usage and
@@ -24,7 +27,7 @@ export function endAssistantMessage(
       isRecord(block) &&
       typeof block['type'] === 'string' &&
       block['type'].toLowerCase() === 'toolcall';
-    const call = isCall ? ToolCall.safeParse(block) : undefined;
+    const call = isCall ? readWith(ToolCall, TOOL_CALL, block) : undefined;
     if (call?.success === true) {
       toolNames.set(call.data.id, call.data.name);
       events.push({

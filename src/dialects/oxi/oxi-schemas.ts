@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AnnotationValue } from '../../events/agent-event.js';
 import { defined } from '../shared/annotation-values.js';
 import { isRecord } from '../shared/parse-result.js';
+import { checksOf } from '../shared/schema-check.js';
 
 // oxi's event schemas: the fields the bridge maps, loose so that newer fields pass.
 
@@ -131,6 +132,12 @@ export const toFinishReason = (stop: string | null | undefined) =>
   stop === null || stop === undefined ? undefined : (FINISH_REASONS[stop.toLowerCase()] ?? stop);
 
 export type Schemas = typeof SCHEMAS;
+/**
+ * Every variant's payload read without its schema where the schema would give it back as it is;
+ * not `compaction`, whose attributes take the kind from the first key, where the schema's output
+ * puts the kind it matched first.
+ */
+export const CHECKS = checksOf(SCHEMAS, ['compaction']);
 export type Payload<K extends keyof Schemas> = z.output<Schemas[K]>;
 
 /** Attributes of an `oxi.compaction` span event. */

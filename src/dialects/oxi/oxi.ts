@@ -6,9 +6,11 @@ import { endAssistantMessage, hasTokens, lastBlockType, tokenUsage } from './oxi
 import { toRunNote } from './oxi-notes.js';
 import { OxiTools } from './oxi-tools.js';
 import { ScopedRuns } from '../shared/scoped-runs.js';
-import { NO_OPS, OXI_TYPES, SCHEMAS, SHARED, toFinishReason } from './oxi-schemas.js';
+import type { z } from 'zod';
+import { CHECKS, NO_OPS, OXI_TYPES, SCHEMAS, SHARED, toFinishReason } from './oxi-schemas.js';
 import type { Payload, Schemas } from './oxi-schemas.js';
 import { toRejection } from '../shared/zod-issue.js';
+import { readWith } from '../shared/schema-check.js';
 
 // oxi (oxi-agent / oxi-ai): `{"type":"<camelCase>", …snake_case fields}`, both the AgentLoop and
 // the legacy run_with_channel vocabularies. No run ids and no timestamps: runs are scoped to
@@ -57,7 +59,7 @@ class OxiDecoder {
     }
     if (!Object.hasOwn(SCHEMAS, type)) return ignoredVariant('oxi', type);
     const key = type as keyof Schemas;
-    const parsed = SCHEMAS[key].safeParse(value);
+    const parsed = readWith(SCHEMAS[key] as z.ZodType<Payload<typeof key>>, CHECKS[key], value);
     if (!parsed.success) return toRejection(type, parsed.error, type);
     const t = this.stream.arrival();
     if (!this.runs.open && this.ended !== undefined && CLOSING.has(type))
