@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { isString } from './field-checks.js';
 import type { FieldCheck } from './field-checks.js';
 import { isRecord } from './parse-result.js';
 
@@ -79,7 +80,6 @@ interface CheckDefinition {
   readonly inclusive?: boolean;
 }
 
-const isString: FieldCheck = (value) => typeof value === 'string';
 const isBoolean: FieldCheck = (value) => typeof value === 'boolean';
 const anything: FieldCheck = () => true;
 

@@ -218,6 +218,14 @@ function displaced(swaps: readonly number[], reach: number): number[] {
   return order;
 }
 
+/** A drawn timing with the run's events displaced by the drawn swaps (at most `reach` places). */
+const displacedBy =
+  (reach: number) =>
+  ([swaps, timing]: [number[], Omit<Schedule, 'published'>]): Schedule => ({
+    ...timing,
+    published: displaced(swaps, reach),
+  });
+
 /** Swaps that displace the run's events (see `displaced`). */
 const swapsDrawn = fc.array(fc.nat(), { minLength: 1, maxLength: 12 });
 
@@ -270,10 +278,7 @@ describe("a router's gaps and an instance's reorder window", () => {
       swapsDrawn,
       fc.record(routerTimings(fc.integer({ min: 0, max: 12_000 }))),
     );
-    const scheduleOf = ([swaps, timing]: [number[], Omit<Schedule, 'published'>]): Schedule => ({
-      ...timing,
-      published: displaced(swaps, reach),
-    });
+    const scheduleOf = displacedBy(reach);
     fc.assert(
       fc.property(drawn, (draw) => {
         const held = feed(scheduleOf(draw), true);
@@ -302,10 +307,7 @@ describe("a router's gaps and an instance's reorder window", () => {
         }),
       }),
     );
-    const scheduleOf = ([swaps, timing]: [number[], Omit<Schedule, 'published'>]): Schedule => ({
-      ...timing,
-      published: displaced(swaps, reach),
-    });
+    const scheduleOf = displacedBy(reach);
     fc.assert(
       fc.property(drawn, (draw) => {
         const held = feed(scheduleOf(draw), true);
