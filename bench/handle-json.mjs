@@ -1,7 +1,8 @@
 // The line path in process: `JSON.parse` of behest lines (the floor), the behest line decoder
 // (depth check, parse, field checks, times) and `sink.handleJson` of the same lines (decoding,
 // identifiers, reordering, duplicates, runs, spans and metrics into real SDK providers that drop
-// what they get). CPU time per line (user + system), median of runs that alternate the three.
+// what they get; then again with the lean spans `startTelemetry` starts). CPU time per line (user +
+// system), median of runs that alternate the four.
 // The sink holds events for its default reorder window, as the CLI does.
 // Usage: node --expose-gc bench/handle-json.mjs [lines] [repeats]
 import { createAgentOtelSink } from '../dist/index.js';
@@ -19,8 +20,8 @@ function cpuPerLine(lines, work) {
   return (used.user + used.system) / lines.length;
 }
 
-async function handleJsonPerLine(lines) {
-  const { tracerProvider, meterProvider } = benchProviders();
+async function handleJsonPerLine(lines, lean = false) {
+  const { tracerProvider, meterProvider } = benchProviders({ lean });
   const sink = createAgentOtelSink({ tracerProvider, meterProvider, env: {} });
   const micros = cpuPerLine(lines, (line) => sink.handleJson(line, 'behest'));
   await sink.shutdown();
@@ -35,22 +36,26 @@ export async function handleJsonBench({ lines: count = 200_000, repeats = 5 } = 
   const parse = [];
   const decode = [];
   const handle = [];
+  const handleLean = [];
   // One warm-up of each, then alternated repeats.
   for (let i = 0; i <= repeats; i += 1) {
     const p = cpuPerLine(lines, (line) => JSON.parse(line));
     const decoder = createLineDecoder('behest', { scope: 'bench', arrival: () => [0, 0] });
     const d = cpuPerLine(lines, (line) => decoder.decodeLine(line));
     const h = await handleJsonPerLine(lines);
+    const l = await handleJsonPerLine(lines, true);
     if (i === 0) continue;
     parse.push(p);
     decode.push(d);
     handle.push(h);
+    handleLean.push(l);
   }
   return {
     lines: lines.length,
     parse: median(parse),
     decode: median(decode),
     handleJson: median(handle),
+    handleJsonLean: median(handleLean),
   };
 }
 
@@ -60,6 +65,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     repeats: Number(process.argv[3] ?? 5),
   });
   console.log(
-    `${r.lines} behest lines, CPU per line: JSON.parse ${r.parse.toFixed(3)} µs, decode ${r.decode.toFixed(3)} µs (${(r.decode / r.parse).toFixed(2)}×), handleJson ${r.handleJson.toFixed(3)} µs (${(r.handleJson / r.parse).toFixed(2)}×)`,
+    `${r.lines} behest lines, CPU per line: JSON.parse ${r.parse.toFixed(3)} µs, decode ${r.decode.toFixed(3)} µs (${(r.decode / r.parse).toFixed(2)}×), handleJson ${r.handleJson.toFixed(3)} µs (${(r.handleJson / r.parse).toFixed(2)}×), into lean spans ${r.handleJsonLean.toFixed(3)} µs (${(r.handleJsonLean / r.parse).toFixed(2)}×)`,
   );
 }

@@ -3,6 +3,7 @@
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { AgentRunIdGenerator } from '../dist/index.js';
+import { LeanTracerProvider } from '../dist/telemetry/spans/lean-tracer-provider.js';
 
 class CollectOnce extends MetricReader {
   onShutdown() {
@@ -20,11 +21,15 @@ const dropSpans = {
   shutdown: () => Promise.resolve(),
 };
 
-/** Providers for the bridge (its deterministic ids) or for the bare-SDK baseline (random ids). */
-export function benchProviders({ bridgeIds = true } = {}) {
+/**
+ * Providers for the bridge (its deterministic ids) or for the bare-SDK baseline (random ids);
+ * `lean`: the tracer provider `startTelemetry` makes (the SDK's, starting lean spans).
+ */
+export function benchProviders({ bridgeIds = true, lean = false } = {}) {
   const reader = new CollectOnce();
+  const Provider = lean ? LeanTracerProvider : TracerProvider;
   return {
-    tracerProvider: new TracerProvider({
+    tracerProvider: new Provider({
       ...(bridgeIds ? { idGenerator: new AgentRunIdGenerator() } : {}),
       spanProcessors: [dropSpans],
     }),

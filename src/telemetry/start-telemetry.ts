@@ -12,9 +12,8 @@ import {
   BatchSpanProcessor,
   ConsoleSpanExporter,
   SimpleSpanProcessor,
-  TracerProvider,
 } from '@opentelemetry/sdk-trace';
-import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { SpanExporter, SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { OtlpProtoTraceExporter } from './otlp/otlp-proto-trace-exporter.js';
 import { samplerFromEnv } from './sampler-choice.js';
 import {
@@ -25,6 +24,7 @@ import {
 } from './destinations.js';
 import type { Destination } from './destinations.js';
 import { RunSamplingProcessor } from './sampling/run-sampling-processor.js';
+import { LeanTracerProvider } from './spans/lean-tracer-provider.js';
 import { runSamplingFromEnv } from './sampling/run-sampling-policy.js';
 import type { RunSamplingPolicy } from './sampling/run-sampling-policy.js';
 import { randomUUID } from 'node:crypto';
@@ -236,7 +236,8 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
     spanProcessors.push(sampling);
   }
   const sampler = samplerFromEnv(env);
-  const tracerProvider = new FlushingTracerProvider(
+  // The SDK's provider and processors, with spans that skip its per-value checks (LeanSpan).
+  const tracerProvider = new LeanTracerProvider(
     {
       resource,
       idGenerator: new AgentRunIdGenerator(),
@@ -277,24 +278,6 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
       await meterProvider.shutdown();
     },
   };
-}
-
-/**
- * A tracer provider whose flush waits as long as an export may be held through an outage: the
- * SDK's gives up after 30 s, while the batch it waits for is still being retried.
- */
-class FlushingTracerProvider extends TracerProvider {
-  constructor(
-    config: ConstructorParameters<typeof TracerProvider>[0],
-    private readonly flushTimeoutMillis: number | undefined,
-  ) {
-    super(config);
-  }
-
-  override forceFlush(options?: { timeoutMillis?: number }): Promise<void> {
-    const timeoutMillis = options?.timeoutMillis ?? this.flushTimeoutMillis;
-    return super.forceFlush(timeoutMillis === undefined ? options : { timeoutMillis });
-  }
 }
 
 function otlpTraceExporter(env: Env): SpanExporter {

@@ -1,0 +1,44 @@
+import type { Attributes } from '@opentelemetry/api';
+
+/**
+ * A copy of `attributes` where the SDK's cleaning would keep every one as it is: non-empty keys,
+ * within `countLimit`, each value a string within `maxLength`, a number, a boolean, or (where
+ * `arrays`) an array of these and nulls, copied. Undefined values are left out, as the SDK leaves
+ * them out. Undefined where any is not so (the SDK's cleaning decides).
+ */
+export function plainCopy(
+  attributes: Attributes,
+  countLimit: number,
+  maxLength: number,
+  arrays: boolean,
+): Attributes | undefined {
+  const copy: Attributes = {};
+  let count = 0;
+  for (const key in attributes) {
+    if (!Object.hasOwn(attributes, key)) continue;
+    const value = attributes[key];
+    if (value === undefined) continue;
+    if (key.length === 0 || count >= countLimit) return undefined;
+    if (isPlainScalar(value, maxLength)) copy[key] = value;
+    else if (arrays && isPlainArray(value, maxLength)) copy[key] = value.slice();
+    else return undefined;
+    count += 1;
+  }
+  return copy;
+}
+
+/** Whether the SDK keeps `value` as it is: a string within `maxLength`, a number, a boolean. */
+export function isPlainScalar(value: unknown, maxLength: number): boolean {
+  return (
+    typeof value === 'number' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'string' && value.length <= maxLength)
+  );
+}
+
+function isPlainArray(value: unknown, maxLength: number): value is unknown[] {
+  if (!Array.isArray(value)) return false;
+  for (const item of value as readonly unknown[])
+    if (!(item === null || item === undefined || isPlainScalar(item, maxLength))) return false;
+  return true;
+}
