@@ -22,12 +22,13 @@ export interface Io {
 /** One input of `ingest` or `validate`: a file, stdin or the demo. */
 export interface Input {
   readonly name: string;
-  readonly lines: AsyncIterable<InputLine> | Iterable<InputLine>;
+  /** Its lines, a batch at a time (those of one chunk read: no promise per line). */
+  readonly batches: AsyncIterable<readonly InputLine[]> | Iterable<readonly InputLine[]>;
   /** Its size, when known (a regular file): progress then says how far and how long. */
   readonly bytes?: number;
   /**
    * A regular file read once to its end (not followed): `ingest --workers` threads read it
-   * themselves, each taking its own lines, instead of being handed them. Its `lines` are then
+   * themselves, each taking its own lines, instead of being handed them. Its `batches` are then
    * never read.
    */
   readonly path?: string;

@@ -5,7 +5,7 @@ import { assertInstalled } from '../optional-packages.js';
 import { createDemoLines } from '../sources/demo-runs.js';
 import { followFile } from '../sources/follow-file.js';
 import { armGrace } from './grace.js';
-import { readLines } from '../sources/ndjson-lines.js';
+import { readLineBatches } from '../sources/ndjson-lines.js';
 import type { InputLine } from '../sources/ndjson-lines.js';
 import { PACKAGE_VERSION } from '../version.js';
 import { parseCommand, USAGE } from './args.js';
@@ -119,7 +119,7 @@ async function main(argv: readonly string[]): Promise<number> {
         if (command.follow || file === '-')
           return {
             name: file === '-' ? 'stdin' : file,
-            lines: readLines(
+            batches: readLineBatches(
               command.follow
                 ? followFile(file, { signal: stop.signal })
                 : (process.stdin as Readable),
@@ -129,7 +129,7 @@ async function main(argv: readonly string[]): Promise<number> {
         return {
           name: file,
           // Opened when first read: worker threads may read a regular file themselves instead.
-          lines: { [Symbol.asyncIterator]: () => readLines(createReadStream(file)) },
+          batches: { [Symbol.asyncIterator]: () => readLineBatches(createReadStream(file)) },
           ...size,
           ...(size.bytes === undefined ? {} : { path: file }),
         };
@@ -171,7 +171,9 @@ async function main(argv: readonly string[]): Promise<number> {
       }
       const inputs: Input[] = command.files.map((file) => ({
         name: file === '-' ? 'stdin' : file,
-        lines: readLines(file === '-' ? (process.stdin as Readable) : createReadStream(file)),
+        batches: readLineBatches(
+          file === '-' ? (process.stdin as Readable) : createReadStream(file),
+        ),
       }));
       const ok = await validate(inputs, {
         dialect: command.common.dialect,
@@ -223,15 +225,14 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'demo': {
       const lines = createDemoLines(command.runs);
       const common = { ...command.common, agentName: command.common.agentName ?? 'demo-agent' };
-      await runPipeline(io, common, 'demo', [{ name: 'demo', lines: toInputLines(lines) }]);
+      await runPipeline(io, common, 'demo', [{ name: 'demo', batches: [toInputLines(lines)] }]);
       return 0;
     }
   }
 }
 
-function* toInputLines(lines: readonly string[]): Generator<InputLine> {
-  let lineNumber = 0;
-  for (const text of lines) yield { ok: true, lineNumber: ++lineNumber, text };
+function toInputLines(lines: readonly string[]): InputLine[] {
+  return lines.map((text, i) => ({ ok: true, lineNumber: i + 1, text }));
 }
 
 // A reader that stops early (`validate FILE | head`) closes the pipe: that is the end of the output,

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CrabtalkFeedDecoder } from '../../src/dialects/crabtalk/crabtalk-feed.js';
-import { readLines } from '../../src/sources/ndjson-lines.js';
+import { readLineBatches, readLines } from '../../src/sources/ndjson-lines.js';
 import type { InputLine } from '../../src/sources/ndjson-lines.js';
 
 const NEWLINE = 0x0a;
@@ -35,6 +35,30 @@ describe('readLines fuzz', () => {
           if (line.ok) expect(Buffer.byteLength(line.text)).toBeLessThanOrEqual(limit + 3);
           else expect(['line_too_long', 'invalid_utf8']).toContain(line.reason);
         }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives the lines of each chunk together, in batches never empty, as readLines gives them one by one', async () => {
+    const chunks = fc.array(
+      fc.array(fc.constantFrom('{"a":1}', '', 'x', '\r', '\n', '\n\n', '\u00e9', '\uffff'), {
+        maxLength: 12,
+      }),
+      { maxLength: 12 },
+    );
+    await fc.assert(
+      fc.asyncProperty(chunks, fc.integer({ min: 1, max: 40 }), async (parts, limit) => {
+        const buffers = () => parts.map((p) => Buffer.from(p.join('')));
+        const batches: InputLine[][] = [];
+        for await (const batch of readLineBatches(Readable.from(buffers()), limit))
+          batches.push(batch);
+        const lines: InputLine[] = [];
+        for await (const line of readLines(Readable.from(buffers()), limit)) lines.push(line);
+        for (const batch of batches) expect(batch.length).toBeGreaterThan(0);
+        expect(batches.flat()).toStrictEqual(lines);
+        // A batch is what one chunk completes: no more batches than chunks (and the last line).
+        expect(batches.length).toBeLessThanOrEqual(parts.length + 1);
       }),
       { numRuns: 300 },
     );

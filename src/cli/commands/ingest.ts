@@ -51,40 +51,45 @@ export async function runPipeline(
   const consume = async (input: Input) => {
     const stream = sink.openStream(input.name, options.dialect);
     try {
-      for await (const line of input.lines) {
-        if (interrupted?.aborted === true) break;
-        lines += 1;
-        // Characters as a measure of bytes: enough for a progress estimate.
-        readBytes += (line.ok ? line.text.length : 0) + 1;
-        const result = line.ok
-          ? stream.handleJson(line.text)
-          : sink.reject(line.reason, line.message);
-        if (result.outcome === 'rejected' && reported++ < MAX_REPORTED_REJECTS && !options.quiet) {
-          io.stderr.write(
-            `${input.name}:${line.lineNumber}: rejected: ${result.message ?? result.reason ?? ''}\n`,
-          );
-        }
-        if (result.outcome === 'ignored' && result.reason === 'unknown_variant' && !options.quiet)
-          sayUnknownOnce(io, unknownTypes, {
-            where: `${input.name}:${line.lineNumber}`,
-            key: `${result.dialect}:${result.sourceType ?? ''}`,
-            message: result.message ?? 'unknown event type',
-          });
-        if (lines % FLUSH_EVERY_LINES === 0) {
-          // Waits while an outage is held through; what still fails is counted at the end.
-          await output.telemetry.flushTraces().catch(() => undefined);
-          if (io.progress && performance.now() - lastProgress > PROGRESS_INTERVAL_MILLIS) {
-            lastProgress = performance.now();
+      reading: for await (const batch of input.batches)
+        for (const line of batch) {
+          if (interrupted?.aborted === true) break reading;
+          lines += 1;
+          // Characters as a measure of bytes: enough for a progress estimate.
+          readBytes += (line.ok ? line.text.length : 0) + 1;
+          const result = line.ok
+            ? stream.handleJson(line.text)
+            : sink.reject(line.reason, line.message);
+          if (
+            result.outcome === 'rejected' &&
+            reported++ < MAX_REPORTED_REJECTS &&
+            !options.quiet
+          ) {
             io.stderr.write(
-              `\r${renderProgress(lines, sink.stats(), {
-                seconds: (performance.now() - started) / 1000,
-                readBytes,
-                ...(totalBytes === undefined ? {} : { totalBytes }),
-              })}\u001b[K`,
+              `${input.name}:${line.lineNumber}: rejected: ${result.message ?? result.reason ?? ''}\n`,
             );
           }
+          if (result.outcome === 'ignored' && result.reason === 'unknown_variant' && !options.quiet)
+            sayUnknownOnce(io, unknownTypes, {
+              where: `${input.name}:${line.lineNumber}`,
+              key: `${result.dialect}:${result.sourceType ?? ''}`,
+              message: result.message ?? 'unknown event type',
+            });
+          if (lines % FLUSH_EVERY_LINES === 0) {
+            // Waits while an outage is held through; what still fails is counted at the end.
+            await output.telemetry.flushTraces().catch(() => undefined);
+            if (io.progress && performance.now() - lastProgress > PROGRESS_INTERVAL_MILLIS) {
+              lastProgress = performance.now();
+              io.stderr.write(
+                `\r${renderProgress(lines, sink.stats(), {
+                  seconds: (performance.now() - started) / 1000,
+                  readBytes,
+                  ...(totalBytes === undefined ? {} : { totalBytes }),
+                })}\u001b[K`,
+              );
+            }
+          }
         }
-      }
     } catch (error) {
       // An interrupted read (stdin closed by Ctrl-C) ends the input; anything else is a failure.
       if (interrupted?.aborted !== true) throw error;

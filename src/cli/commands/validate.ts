@@ -33,25 +33,28 @@ export async function validate(
   const out = (text: string) => options.stdout.write(`${text}\n`);
   for (const input of inputs) {
     const stream = sink.openStream(input.name, options.dialect);
-    for await (const line of input.lines) {
-      lines += 1;
-      const result: HandleResult = line.ok
-        ? stream.handleJson(line.text)
-        : sink.reject(line.reason, line.message);
-      if (result.outcome !== 'accepted') notAccepted += 1;
-      const type = result.sourceType ?? '-';
-      const key = `${result.dialect}\0${type}`;
-      const counts = byType.get(key) ?? new Map<string, number>();
-      counts.set(result.outcome, (counts.get(result.outcome) ?? 0) + 1);
-      byType.set(key, counts);
-      if (!options.quiet || result.outcome !== 'accepted') {
-        const detail =
-          result.outcome === 'accepted' ? '' : `  ${result.reason ?? ''}: ${result.message ?? ''}`;
-        out(
-          `${input.name}:${line.lineNumber}  ${result.dialect}  ${result.outcome}  ${type}${detail}`,
-        );
+    for await (const batch of input.batches)
+      for (const line of batch) {
+        lines += 1;
+        const result: HandleResult = line.ok
+          ? stream.handleJson(line.text)
+          : sink.reject(line.reason, line.message);
+        if (result.outcome !== 'accepted') notAccepted += 1;
+        const type = result.sourceType ?? '-';
+        const key = `${result.dialect}\0${type}`;
+        const counts = byType.get(key) ?? new Map<string, number>();
+        counts.set(result.outcome, (counts.get(result.outcome) ?? 0) + 1);
+        byType.set(key, counts);
+        if (!options.quiet || result.outcome !== 'accepted') {
+          const detail =
+            result.outcome === 'accepted'
+              ? ''
+              : `  ${result.reason ?? ''}: ${result.message ?? ''}`;
+          out(
+            `${input.name}:${line.lineNumber}  ${result.dialect}  ${result.outcome}  ${type}${detail}`,
+          );
+        }
       }
-    }
   }
   sink.endOpenRuns('end_of_input');
   await sink.shutdown();

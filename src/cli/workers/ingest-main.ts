@@ -101,18 +101,19 @@ export async function runParallelPipeline(
   const consume = async (input: Input, index: number) => {
     if (input.path !== undefined) return;
     const router = createInputRouter(options.dialect, input.name, workerCount);
-    for await (const line of input.lines) {
-      lines += 1;
-      const w = workers[router.route(line)]!;
-      const batch = w.batch;
-      batch.dialect.push(router.dialect);
-      if (!line.ok)
-        batch.bad.push({ index: batch.text.length, reason: line.reason, message: line.message });
-      batch.input.push(index);
-      batch.lineNumber.push(line.lineNumber);
-      batch.text.push(line.ok ? line.text : null);
-      if (batch.text.length >= BATCH_LINES) await send(w);
-    }
+    for await (const batch of input.batches)
+      for (const line of batch) {
+        lines += 1;
+        const w = workers[router.route(line)]!;
+        const batch = w.batch;
+        batch.dialect.push(router.dialect);
+        if (!line.ok)
+          batch.bad.push({ index: batch.text.length, reason: line.reason, message: line.message });
+        batch.input.push(index);
+        batch.lineNumber.push(line.lineNumber);
+        batch.text.push(line.ok ? line.text : null);
+        if (batch.text.length >= BATCH_LINES) await send(w);
+      }
   };
   await Promise.all(inputs.map(consume));
   for (const w of workers) await send(w);
