@@ -8,9 +8,12 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeTraceRequest } from '../../src/telemetry/otlp/otlp-trace-encoder.js';
+import { OtlpProtoTraceExporter } from '../../src/telemetry/otlp/otlp-proto-trace-exporter.js';
 import {
   estimateSpanBytes,
   SizeBoundedSpanExporter,
@@ -50,6 +53,15 @@ class Recording implements SpanExporter {
   shutdown = () => Promise.resolve();
 }
 
+/** `Recording`, measuring its requests exactly (as the OTLP/protobuf exporter does). */
+class MeasuringRecording extends Recording {
+  measured = 0;
+  measure(spans: ReadableSpan[]): number {
+    this.measured += 1;
+    return encodeTraceRequest(spans).length;
+  }
+}
+
 const exportAll = (exporter: SpanExporter, spans: ReadableSpan[]) =>
   new Promise<ExportResult>((resolve) => exporter.export(spans, resolve));
 
@@ -63,9 +75,10 @@ describe('SizeBoundedSpanExporter', () => {
           maxLength: 120,
         }),
         fc.integer({ min: 64 * 1024, max: 1024 * 1024 }),
-        async (shapes, limit) => {
+        fc.boolean(),
+        async (shapes, limit, measuring) => {
           const spans = makeSpans(shapes);
-          const inner = new Recording();
+          const inner = measuring ? new MeasuringRecording() : new Recording();
           const result = await exportAll(new SizeBoundedSpanExporter(inner, limit), spans);
           expect(result.code).toBe(ExportResultCode.SUCCESS);
           expect(inner.requests.flatMap((r) => r.spans)).toEqual(spans);
@@ -99,6 +112,43 @@ describe('SizeBoundedSpanExporter', () => {
     const result = await exportAll(new SizeBoundedSpanExporter(inner, 100_000), spans);
     expect(result.code).toBe(ExportResultCode.FAILED);
     expect(inner.requests).toHaveLength(2);
+  });
+
+  it('sends a batch the OTLP exporter measures within the limit whole, as the bytes it measured', async () => {
+    // Short ASCII texts: the estimate (3 bytes a character) is about three times the encoding.
+    const spans = makeSpans(
+      Array.from({ length: 300 }, () => ({ text: 60, events: 2, wide: false })),
+    );
+    const exact = encodeTraceRequest(spans).length;
+    const estimated = spans.reduce((sum, span) => sum + estimateSpanBytes(span), 0);
+    const limit = Math.round((exact + estimated) / 2);
+    expect(estimated).toBeGreaterThan(limit);
+    const bodies: Buffer[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        bodies.push(Buffer.concat(chunks));
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const otlp = new OtlpProtoTraceExporter({ url: `http://127.0.0.1:${port}/v1/traces` });
+      const result = await exportAll(new SizeBoundedSpanExporter(otlp, limit), spans);
+      expect(result.code).toBe(ExportResultCode.SUCCESS);
+      expect(bodies).toHaveLength(1);
+      expect(bodies[0]!.equals(Buffer.from(encodeTraceRequest(spans)))).toBe(true);
+      // Past the limit, the same batch is still split by the estimates.
+      const tight = await exportAll(new SizeBoundedSpanExporter(otlp, exact - 1), spans);
+      expect(tight.code).toBe(ExportResultCode.SUCCESS);
+      expect(bodies.length).toBeGreaterThan(2);
+      for (const body of bodies.slice(1)) expect(body.length).toBeLessThan(exact);
+      await otlp.shutdown();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('passes a batch below the limit through as one request', async () => {

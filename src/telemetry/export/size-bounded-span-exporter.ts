@@ -14,10 +14,20 @@ const SPAN_OVERHEAD_BYTES = 96;
 const ATTRIBUTE_OVERHEAD_BYTES = 8;
 
 /**
+ * An exporter that can tell the exact size of the request a batch makes (encoding it once, for
+ * the export that follows).
+ */
+export interface MeasuredSpanExporter extends SpanExporter {
+  measure(spans: ReadableSpan[]): number;
+}
+
+/**
  * Splits a batch whose encoding would pass `maxBytes` into requests below it, sent one after the
  * other (a span larger than the limit on its own, which the content and text limits make rare,
  * goes alone). The caller hears one outcome: success when every part was taken, else the first
  * failure (a retry sends the whole batch again; parts taken twice are the same spans, same ids).
+ * Where the exporter measures its requests, a batch within the limit goes as one without an
+ * estimate of each span; the others are split by the estimates.
  */
 export class SizeBoundedSpanExporter implements SpanExporter {
   constructor(
@@ -26,7 +36,11 @@ export class SizeBoundedSpanExporter implements SpanExporter {
   ) {}
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
-    const parts = splitBySize(spans, this.maxBytes);
+    const inner = this.inner as Partial<MeasuredSpanExporter>;
+    const parts =
+      inner.measure !== undefined && inner.measure(spans) <= this.maxBytes
+        ? [spans]
+        : splitBySize(spans, this.maxBytes);
     if (parts.length === 1) {
       this.inner.export(spans, done);
       return;

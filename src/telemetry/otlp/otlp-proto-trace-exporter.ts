@@ -10,6 +10,7 @@ import {
 } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { encodeTraceRequest } from './otlp-trace-encoder.js';
+import type { MeasuredSpanExporter } from '../export/size-bounded-span-exporter.js';
 
 /** The exporter's component type in the SDK's own exporter metrics (none are recorded here). */
 const COMPONENT_TYPE = 'otlp_http_span_exporter';
@@ -21,16 +22,25 @@ const COMPONENT_TYPE = 'otlp_http_span_exporter';
  */
 export class OtlpProtoTraceExporter
   extends OTLPExporterBase<ReadableSpan[]>
-  implements SpanExporter
+  implements SpanExporter, MeasuredSpanExporter
 {
+  /** Requests encoded by `measure`, sent as they are by the export of the same batch. */
+  private readonly measured: WeakMap<ReadableSpan[], Uint8Array>;
+
   constructor(config: OTLPExporterNodeConfigBase = {}) {
+    const measured = new WeakMap<ReadableSpan[], Uint8Array>();
     super(
       createOtlpHttpExportDelegate(
         convertLegacyHttpOptions(config, 'TRACES', 'v1/traces', {
           'Content-Type': 'application/x-protobuf',
         }),
         {
-          serializeRequest: (spans: ReadableSpan[]) => encodeTraceRequest(spans),
+          serializeRequest: (spans: ReadableSpan[]) => {
+            const encoded = measured.get(spans);
+            if (encoded === undefined) return encodeTraceRequest(spans);
+            measured.delete(spans);
+            return encoded;
+          },
           deserializeResponse: (data: Uint8Array) =>
             ProtobufTraceSerializer.deserializeResponse(data),
         },
@@ -39,5 +49,13 @@ export class OtlpProtoTraceExporter
         undefined,
       ),
     );
+    this.measured = measured;
+  }
+
+  /** The bytes of the request `spans` make, encoded once for their export. */
+  measure(spans: ReadableSpan[]): number {
+    const encoded = encodeTraceRequest(spans);
+    this.measured.set(spans, encoded);
+    return encoded.length;
   }
 }

@@ -1,11 +1,6 @@
 import type { Tracer } from '@opentelemetry/api';
 import { defaultResource } from '@opentelemetry/resources';
-import {
-  AlwaysOnSampler,
-  ParentBasedSampler,
-  RandomIdGenerator,
-  TracerProvider,
-} from '@opentelemetry/sdk-trace';
+import { RandomIdGenerator, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { SpanProcessor, TracerProviderOptions } from '@opentelemetry/sdk-trace';
 import type { LeanSpanLimits } from './lean-span.js';
 import { LeanTracer } from './lean-tracer.js';
@@ -28,7 +23,8 @@ export class LeanTracerProvider extends TracerProvider {
     const limits = options.spanLimits;
     this.config = {
       resource: options.resource ?? defaultResource(),
-      sampler: options.sampler ?? new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+      // Undefined: the SDK's default (ParentBased, root always on), decided by the tracer itself.
+      sampler: options.sampler,
       limits: {
         attributeCountLimit: limits?.attributeCountLimit ?? 128,
         attributeValueLengthLimit: limits?.attributeValueLengthLimit ?? Infinity,

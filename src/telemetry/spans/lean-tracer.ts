@@ -19,7 +19,7 @@ import { cleanAttributes, isTracingSuppressed } from '@opentelemetry/core';
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import { SamplingDecision } from '@opentelemetry/sdk-trace';
-import type { IdGenerator, Sampler, SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { IdGenerator, Sampler, SamplingResult, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { LeanSpan } from './lean-span.js';
 import { plainCopy } from './plain-attributes.js';
 import type { LeanSpanLimits } from './lean-span.js';
@@ -27,13 +27,19 @@ import type { LeanSpanLimits } from './lean-span.js';
 /** What every tracer of one provider shares. */
 export interface LeanTracerConfig {
   readonly resource: Resource;
-  readonly sampler: Sampler;
+  /**
+   * Undefined for the SDK's default, `ParentBased` with an always-on root: a span is sampled
+   * unless its parent is valid and not sampled, in which case it is not recorded.
+   */
+  readonly sampler: Sampler | undefined;
   readonly limits: LeanSpanLimits;
   readonly idGenerator: IdGenerator;
   readonly processor: SpanProcessor;
 }
 
 const NO_LIMITS = { attributeCountLimit: Infinity, attributeValueLengthLimit: Infinity };
+const SAMPLED: SamplingResult = { decision: SamplingDecision.RECORD_AND_SAMPLED };
+const NOT_RECORDED: SamplingResult = { decision: SamplingDecision.NOT_RECORD };
 
 /**
  * The trace SDK's tracer, starting `LeanSpan`s: the same sampling, ids, parents, links and
@@ -85,7 +91,11 @@ export class LeanTracer implements Tracer {
       attributes = cleaned.attributes ?? {};
       dropped = cleaned.droppedAttributesCount ?? 0;
     }
-    const sampling = config.sampler.shouldSample(context, traceId, name, kind, attributes, links);
+    const sampling =
+      config.sampler?.shouldSample(context, traceId, name, kind, attributes, links) ??
+      (validParent === undefined || (validParent.traceFlags & TraceFlags.SAMPLED) !== 0
+        ? SAMPLED
+        : NOT_RECORDED);
     traceState = sampling.traceState ?? traceState;
     // The SDK's shape: `traceState` present, maybe undefined.
     const spanContext = {

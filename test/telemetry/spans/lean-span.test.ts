@@ -110,7 +110,8 @@ const start = fc.record({
   }),
   root: fc.option(fc.boolean(), { nil: undefined }),
   parent: fc.option(fc.nat(), { nil: undefined }),
-  remoteParent: fc.boolean(),
+  /** The parent as a span, as a remote context (sampled or not), or as a context of invalid ids. */
+  parentAs: fc.constantFrom('span', 'remote', 'remote unsampled', 'local unsampled', 'invalid'),
   startTime: fc.option(time, { nil: undefined }),
   mutateAfter: fc.boolean(),
 });
@@ -238,12 +239,22 @@ function run(
     { logLevel: DiagLogLevel.ALL, suppressOverrideMessage: true },
   );
   const spans: Span[] = [];
-  const contextOf = (index: number | undefined, remote: boolean): Context => {
+  const contextOf = (index: number | undefined, as: string): Context => {
     if (index === undefined || spans.length === 0) return ROOT_CONTEXT;
     const span = spans[index % spans.length]!;
-    return remote
-      ? trace.setSpanContext(ROOT_CONTEXT, { ...span.spanContext(), isRemote: true })
-      : trace.setSpan(ROOT_CONTEXT, span);
+    const ids = span.spanContext();
+    switch (as) {
+      case 'remote':
+        return trace.setSpanContext(ROOT_CONTEXT, { ...ids, isRemote: true });
+      case 'remote unsampled':
+        return trace.setSpanContext(ROOT_CONTEXT, { ...ids, traceFlags: 0, isRemote: true });
+      case 'local unsampled':
+        return trace.setSpanContext(ROOT_CONTEXT, { ...ids, traceFlags: 0 });
+      case 'invalid':
+        return trace.setSpanContext(ROOT_CONTEXT, { ...ids, traceId: '0'.repeat(32) });
+      default:
+        return trace.setSpan(ROOT_CONTEXT, span);
+    }
   };
   const linkTo = (to: number, attributes: unknown): Link => ({
     context:
@@ -271,7 +282,7 @@ function run(
             ...(s.root === undefined ? {} : { root: s.root }),
             ...(s.startTime === undefined ? {} : { startTime: s.startTime }),
           },
-          contextOf(s.parent, s.remoteParent),
+          contextOf(s.parent, s.parentAs),
         );
         // What the caller does with its own attributes afterwards must not reach the span.
         if (s.mutateAfter && attributes !== null && typeof attributes === 'object') {
