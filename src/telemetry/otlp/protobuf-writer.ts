@@ -100,17 +100,20 @@ export class ProtobufWriter {
   string(text: string): void {
     const length = text.length;
     if (length < SHORT_STRING) {
-      let ascii = true;
-      for (let i = 0; i < length; i += 1)
-        if (text.charCodeAt(i) > 127) {
-          ascii = false;
-          break;
-        }
-      if (ascii) {
-        this.varint(length);
-        this.room(length);
-        const buf = this.buf;
-        for (let i = 0; i < length; i += 1) buf[this.pos++] = text.charCodeAt(i);
+      // ASCII is written as it is checked, in one pass (its length is its byte length, one byte
+      // of varint below 128); other text is written again from the start, encoded.
+      this.room(length + 1);
+      const buf = this.buf;
+      const start = this.pos;
+      buf[start] = length;
+      let i = 0;
+      for (; i < length; i += 1) {
+        const code = text.charCodeAt(i);
+        if (code > 127) break;
+        buf[start + 1 + i] = code;
+      }
+      if (i === length) {
+        this.pos = start + 1 + length;
         return;
       }
     }
