@@ -63,6 +63,30 @@ export async function* readLineBatches(
   if (last !== undefined) yield [last];
 }
 
+/**
+ * `readLines` given to `each` in a loop over each chunk, without a promise per line: `keep` is
+ * asked of each line after `each` has had the line before it. Where `each` answers a promise, the
+ * next line waits for it.
+ */
+export async function eachLine(
+  stream: Readable | AsyncIterable<Uint8Array>,
+  maxLineBytes: number,
+  keep: KeepLine | undefined,
+  each: (line: InputLine) => Promise<void> | undefined,
+): Promise<void> {
+  const lines = new LineSplitter(maxLineBytes, keep);
+  for await (const raw of stream) {
+    lines.feed(raw as Uint8Array);
+    for (let line = lines.next(); line !== NEED_MORE; line = lines.next()) {
+      if (line === undefined) continue;
+      const waiting = each(line);
+      if (waiting !== undefined) await waiting;
+    }
+  }
+  const last = lines.end();
+  if (last !== undefined) await each(last);
+}
+
 /** `LineSplitter.next` when the chunk fed last has no more complete lines. */
 const NEED_MORE = Symbol('need more');
 

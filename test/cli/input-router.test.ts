@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createInputRouter } from '../../src/cli/workers/input-router.js';
 import type { InputDialect } from '../../src/events/dialect-name.js';
-import { readLines } from '../../src/sources/ndjson-lines.js';
+import { eachLine, readLines } from '../../src/sources/ndjson-lines.js';
 import type { InputLine } from '../../src/sources/ndjson-lines.js';
 import { fixture } from '../helpers/fixture-logs.js';
 
@@ -77,8 +77,11 @@ async function readBySelf(
 ) {
   const router = createInputRouter(dialect, 'input.ndjson', workers);
   const taken: InputLine[] = [];
-  for await (const line of readLines(chunked(bytes, cuts), MAX_LINE_BYTES, router.keepFor(self)))
+  // As a worker thread reads its share of a file.
+  await eachLine(chunked(bytes, cuts), MAX_LINE_BYTES, router.keepFor(self), (line) => {
     if (router.route(line) === self) taken.push(line);
+    return undefined;
+  });
   return taken;
 }
 
@@ -129,7 +132,7 @@ describe('routing an input among workers', () => {
     const router = createInputRouter('auto', 'input.ndjson', 2);
     const keep = router.keepFor(1);
     const kept: boolean[] = [];
-    for await (const l of readLines(
+    await eachLine(
       Readable.from([Buffer.concat(lines.flatMap((b) => [b, Buffer.from('\n')]))]),
       MAX_LINE_BYTES,
       (b) => {
@@ -137,8 +140,11 @@ describe('routing an input among workers', () => {
         kept.push(answer);
         return answer;
       },
-    ))
-      router.route(l);
+      (l) => {
+        router.route(l);
+        return undefined;
+      },
+    );
     // The first line is decoded by every reader (it tells the dialect); after it, only its own.
     expect(kept[0]).toBe(true);
     const own = await routedByMain(

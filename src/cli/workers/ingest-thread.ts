@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { EventStream } from '../../sink/agent-otel-sink.js';
 import type { InputDialect } from '../../events/dialect-name.js';
-import { DEFAULT_MAX_LINE_BYTES, readLines } from '../../sources/ndjson-lines.js';
+import { DEFAULT_MAX_LINE_BYTES, eachLine } from '../../sources/ndjson-lines.js';
 import { startExportingSink } from '../command-sink.js';
 import { createInputRouter } from './input-router.js';
 import type { FromWorker, Rejected, ToWorker, Unknown, WorkerSetup } from './worker-protocol.js';
@@ -88,25 +88,25 @@ async function readOwn(file: WorkerSetup['files'][number]): Promise<void> {
     }
     since = 0;
   };
-  const read = readLines(
+  await eachLine(
     createReadStream(file.path),
     DEFAULT_MAX_LINE_BYTES,
     router.keepFor(setup.self),
+    (line) => {
+      if (router.route(line) !== setup.self) return undefined;
+      ownLines += 1;
+      const due = take(
+        file.input,
+        line.lineNumber,
+        line.ok ? line.text : null,
+        router.dialect,
+        line.ok ? undefined : line,
+        notes,
+      );
+      if ((since += 1) >= REPORT_EVERY_LINES) say();
+      return due ? flush() : undefined;
+    },
   );
-  for await (const line of read) {
-    if (router.route(line) !== setup.self) continue;
-    ownLines += 1;
-    const due = take(
-      file.input,
-      line.lineNumber,
-      line.ok ? line.text : null,
-      router.dialect,
-      line.ok ? undefined : line,
-      notes,
-    );
-    if (due) await flush();
-    if ((since += 1) >= REPORT_EVERY_LINES) say();
-  }
   say();
 }
 
