@@ -13,19 +13,18 @@ import type {
 } from '@opentelemetry/api';
 import {
   AddAttributeDecision,
-  addHrTimes,
   cleanAttributes,
   cleanSimpleAttributes,
-  hrTime,
   hrTimeDuration,
   isTimeInput,
   isTimeInputHrTime,
   maybeAddAttribute,
-  millisToHrTime,
 } from '@opentelemetry/core';
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
-import { isPlainScalar, plainCopy } from './plain-attributes.js';
+import { exceptionEventAttributes } from './exception-event.js';
+import { isPlainScalar, NO_ATTRIBUTES, plainEventAttributes } from './plain-attributes.js';
+import { SpanClock } from './span-clock.js';
 import type {
   ReadableSpan,
   Span,
@@ -53,10 +52,6 @@ export interface LeanSpanStart {
   readonly processor: SpanProcessor;
   readonly limits: LeanSpanLimits;
 }
-
-const ATTR_EXCEPTION_MESSAGE = 'exception.message';
-const ATTR_EXCEPTION_STACKTRACE = 'exception.stacktrace';
-const ATTR_EXCEPTION_TYPE = 'exception.type';
 
 /**
  * A recording span that is also the record its processors and exporters read: the trace SDK's
@@ -88,8 +83,8 @@ export class LeanSpan implements Span, ReadableSpan {
   private readonly limits: LeanSpanLimits;
   /** Where a plain value may skip the SDK's checks (not where the length limit is not positive). */
   private readonly fast: boolean;
-  /** Read from the clocks only when a time is not given as an `HrTime` (the SDK's rules). */
-  private clock: { readonly offset: number; readonly performanceStart: number } | undefined;
+  /** Made only where a time is not given as an `HrTime`. */
+  private clock: SpanClock | undefined;
   private readonly startTimeProvided: boolean;
 
   constructor(start: LeanSpanStart) {
@@ -105,7 +100,7 @@ export class LeanSpan implements Span, ReadableSpan {
     this.startTimeProvided = start.startTime != null;
     this.startTime = isTimeInputHrTime(start.startTime)
       ? start.startTime
-      : this.timeOf(start.startTime ?? this.clockOf().now);
+      : this.timeOf(start.startTime ?? this.clockOf().startedAt);
     this.resource = start.resource;
     this.instrumentationScope = start.scope;
     const { linkCountLimit } = this.limits;
@@ -175,7 +170,7 @@ export class LeanSpan implements Span, ReadableSpan {
       attributes = undefined;
     }
     const time = isTimeInputHrTime(timeStamp) ? timeStamp : this.timeOf(timeStamp);
-    const simple = this.simpleAttributes(attributes);
+    const simple = plainEventAttributes(attributes, this.limits);
     this.events.push(
       simple === undefined
         ? {
@@ -186,7 +181,7 @@ export class LeanSpan implements Span, ReadableSpan {
               attributeValueLengthLimit: this.limits.attributeValueLengthLimit,
             }),
           }
-        : simple === EMPTY
+        : simple === NO_ATTRIBUTES
           ? { name, time }
           : { name, time, attributes: simple, droppedAttributesCount: 0 },
     );
@@ -274,16 +269,8 @@ export class LeanSpan implements Span, ReadableSpan {
   }
 
   recordException(exception: Exception, time?: TimeInput): void {
-    const attributes: Attributes = {};
-    if (typeof exception === 'string') attributes[ATTR_EXCEPTION_MESSAGE] = exception;
-    else if (exception) {
-      if (exception.code) attributes[ATTR_EXCEPTION_TYPE] = exception.code.toString();
-      else if (exception.name) attributes[ATTR_EXCEPTION_TYPE] = exception.name;
-      if (exception.message) attributes[ATTR_EXCEPTION_MESSAGE] = exception.message;
-      if (exception.stack) attributes[ATTR_EXCEPTION_STACKTRACE] = exception.stack;
-    }
-    if (attributes[ATTR_EXCEPTION_TYPE] || attributes[ATTR_EXCEPTION_MESSAGE])
-      this.addEvent('exception', attributes, time);
+    const attributes = exceptionEventAttributes(exception);
+    if (attributes !== undefined) this.addEvent('exception', attributes, time);
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the SDK's own message
     else diag.warn(`Failed to record an exception ${String(exception)}`);
   }
@@ -304,40 +291,12 @@ export class LeanSpan implements Span, ReadableSpan {
     return this.ended;
   }
 
-  /**
-   * An event's attributes as the SDK keeps them, where they are plain (`plainCopy`, no arrays:
-   * an event takes only arrays of one type); `EMPTY` for none given.
-   */
-  private simpleAttributes(
-    attributes: Attributes | undefined,
-  ): Attributes | typeof EMPTY | undefined {
-    if (typeof attributes !== 'object' || attributes === null) return EMPTY;
-    if (!this.fast) return undefined;
-    const { attributePerEventCountLimit, attributeValueLengthLimit } = this.limits;
-    return plainCopy(attributes, attributePerEventCountLimit, attributeValueLengthLimit, false);
-  }
-
-  /** The SDK's reading of a time that is not an `HrTime`. */
   private timeOf(input: TimeInput | undefined): HrTime {
-    if (typeof input === 'number' && input <= performance.now())
-      return hrTime(input + this.clockOf().offset);
-    if (typeof input === 'number') return millisToHrTime(input);
-    if (input instanceof Date) return millisToHrTime(input.getTime());
-    if (this.startTimeProvided) return millisToHrTime(Date.now());
-    return addHrTimes(
-      this.startTime,
-      millisToHrTime(performance.now() - this.clockOf().performanceStart),
-    );
+    // `startTime` is not set while the start is read, and not needed then (a number is given).
+    return this.clockOf().timeOf(input, this.startTime);
   }
 
-  private clockOf(): { offset: number; performanceStart: number; now: number } {
-    const now = Date.now();
-    if (this.clock === undefined) {
-      const performanceStart = performance.now();
-      this.clock = { offset: now - (performanceStart + performance.timeOrigin), performanceStart };
-    }
-    return { ...this.clock, now };
+  private clockOf(): SpanClock {
+    return (this.clock ??= new SpanClock(this.startTimeProvided));
   }
 }
-
-const EMPTY = Symbol('no attributes');

@@ -1,4 +1,23 @@
 import type { Attributes } from '@opentelemetry/api';
+import type { SpanLimits } from '@opentelemetry/sdk-trace';
+
+/** An event given no attributes (the SDK's event then has no `attributes` key). */
+export const NO_ATTRIBUTES = Symbol('no attributes');
+
+/**
+ * An event's attributes as the SDK keeps them, where they are plain (`plainCopy`, without arrays:
+ * an event takes only arrays of one type) and the length limit is positive (the SDK warns of
+ * another); `NO_ATTRIBUTES` for none given.
+ */
+export function plainEventAttributes(
+  attributes: Attributes | undefined,
+  limits: Required<SpanLimits>,
+): Attributes | typeof NO_ATTRIBUTES | undefined {
+  if (typeof attributes !== 'object' || attributes === null) return NO_ATTRIBUTES;
+  const { attributePerEventCountLimit, attributeValueLengthLimit } = limits;
+  if (!(attributeValueLengthLimit > 0)) return undefined;
+  return plainCopy(attributes, attributePerEventCountLimit, attributeValueLengthLimit, false);
+}
 
 /**
  * A copy of `attributes` where the SDK's cleaning would keep every one as it is: non-empty keys,

@@ -142,7 +142,13 @@ const operation = fc.oneof(
   fc.record({
     op: fc.constant('recordException' as const),
     span: fc.nat(),
-    exception: fc.constantFrom<unknown>('boom', { message: 'm', name: 'E' }, { code: 42 }, {}),
+    exception: fc.constantFrom<unknown>(
+      'boom',
+      { message: 'm', name: 'E' },
+      { code: 'E42', name: 'Error', message: 'm', stack: 's' },
+      { code: 42 },
+      {},
+    ),
     time: fc.option(time, { nil: undefined }),
   }),
   fc.record({
