@@ -2,7 +2,6 @@ import { diag, SpanStatusCode } from '@opentelemetry/api';
 import type {
   Attributes,
   AttributeValue,
-  Context,
   Exception,
   HrTime,
   Link,
@@ -25,33 +24,8 @@ import type { Resource } from '@opentelemetry/resources';
 import { exceptionEventAttributes } from './exception-event.js';
 import { isPlainScalar, NO_ATTRIBUTES, plainEventAttributes } from './plain-attributes.js';
 import { SpanClock } from './span-clock.js';
-import type {
-  ReadableSpan,
-  Span,
-  SpanLimits,
-  SpanProcessor,
-  TimedEvent,
-} from '@opentelemetry/sdk-trace';
-
-/** The limits a span applies, every one set (the provider's defaults filled in). */
-export type LeanSpanLimits = Required<SpanLimits>;
-
-export interface LeanSpanStart {
-  readonly resource: Resource;
-  readonly scope: InstrumentationScope;
-  readonly context: Context;
-  readonly spanContext: SpanContext;
-  readonly name: string;
-  readonly kind: SpanKind;
-  readonly links: Link[];
-  readonly parentSpanContext: SpanContext | undefined;
-  /** Already cleaned by the tracer, within the limits. */
-  readonly attributes: Attributes;
-  readonly droppedAttributesCount: number;
-  readonly startTime: TimeInput | undefined;
-  readonly processor: SpanProcessor;
-  readonly limits: LeanSpanLimits;
-}
+import type { LeanSpanLimits, LeanSpanStart } from './lean-span-start.js';
+import type { ReadableSpan, Span, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace';
 
 /**
  * A recording span that is also the record its processors and exporters read: the trace SDK's

@@ -2,7 +2,7 @@ import type { Tracer } from '@opentelemetry/api';
 import { defaultResource } from '@opentelemetry/resources';
 import { RandomIdGenerator, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { SpanProcessor, TracerProviderOptions } from '@opentelemetry/sdk-trace';
-import type { LeanSpanLimits } from './lean-span.js';
+import type { LeanSpanLimits } from './lean-span-start.js';
 import { LeanTracer } from './lean-tracer.js';
 import type { LeanTracerConfig } from './lean-tracer.js';
 

@@ -22,7 +22,7 @@ import { SamplingDecision } from '@opentelemetry/sdk-trace';
 import type { IdGenerator, Sampler, SamplingResult, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { LeanSpan } from './lean-span.js';
 import { plainCopy } from './plain-attributes.js';
-import type { LeanSpanLimits } from './lean-span.js';
+import type { LeanSpanLimits } from './lean-span-start.js';
 
 /** What every tracer of one provider shares. */
 export interface LeanTracerConfig {
