@@ -56,7 +56,7 @@ class Recording implements SpanExporter {
 /** `Recording`, measuring its requests exactly (as the OTLP/protobuf exporter does). */
 class MeasuringRecording extends Recording {
   measured = 0;
-  measure(spans: ReadableSpan[]): number {
+  measure(spans: ReadableSpan[], _keepWithin: number): number {
     this.measured += 1;
     return encodeTraceRequest(spans).length;
   }

@@ -14,11 +14,12 @@ const SPAN_OVERHEAD_BYTES = 96;
 const ATTRIBUTE_OVERHEAD_BYTES = 8;
 
 /**
- * An exporter that can tell the exact size of the request a batch makes (encoding it once, for
- * the export that follows).
+ * An exporter that can tell the exact size of the request a batch makes, encoding it once and
+ * keeping that encoding for the export that follows where it is at most `keepWithin` bytes (a
+ * batch past it is split, and its encoding would only be held).
  */
 export interface MeasuredSpanExporter extends SpanExporter {
-  measure(spans: ReadableSpan[]): number;
+  measure(spans: ReadableSpan[], keepWithin: number): number;
 }
 
 /**
@@ -38,7 +39,7 @@ export class SizeBoundedSpanExporter implements SpanExporter {
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
     const inner = this.inner as Partial<MeasuredSpanExporter>;
     const parts =
-      inner.measure !== undefined && inner.measure(spans) <= this.maxBytes
+      inner.measure !== undefined && inner.measure(spans, this.maxBytes) <= this.maxBytes
         ? [spans]
         : splitBySize(spans, this.maxBytes);
     if (parts.length === 1) {

@@ -52,10 +52,10 @@ export class OtlpProtoTraceExporter
     this.measured = measured;
   }
 
-  /** The bytes of the request `spans` make, encoded once for their export. */
-  measure(spans: ReadableSpan[]): number {
+  /** The bytes of the request `spans` make, its encoding kept for their export within `keepWithin`. */
+  measure(spans: ReadableSpan[], keepWithin: number): number {
     const encoded = encodeTraceRequest(spans);
-    this.measured.set(spans, encoded);
+    if (encoded.length <= keepWithin) this.measured.set(spans, encoded);
     return encoded.length;
   }
 }

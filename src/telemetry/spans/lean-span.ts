@@ -55,26 +55,26 @@ export class LeanSpan implements Span, ReadableSpan {
   private readonly ids: SpanContext;
   private readonly processor: SpanProcessor;
   private readonly limits: LeanSpanLimits;
-  /** Where a plain value may skip the SDK's checks (not where the length limit is not positive). */
-  private readonly fast: boolean;
-  /** Made only where a time is not given as an `HrTime`. */
+  /**
+   * Made where a time is not given as an `HrTime`: at the start where its time is not one, else
+   * at the first such time (the span's start was then given).
+   */
   private clock: SpanClock | undefined;
-  private readonly startTimeProvided: boolean;
 
   constructor(start: LeanSpanStart) {
     this.ids = start.spanContext;
     this.processor = start.processor;
     this.limits = start.limits;
-    this.fast = start.limits.attributeValueLengthLimit > 0;
     this.name = start.name;
     // Always set, as the SDK's span does (one shape for every span).
     (this as { parentSpanContext?: SpanContext | undefined }).parentSpanContext =
       start.parentSpanContext;
     this.kind = start.kind;
-    this.startTimeProvided = start.startTime != null;
-    this.startTime = isTimeInputHrTime(start.startTime)
-      ? start.startTime
-      : this.timeOf(start.startTime ?? this.clockOf().startedAt);
+    if (isTimeInputHrTime(start.startTime)) this.startTime = start.startTime;
+    else {
+      const clock = (this.clock = new SpanClock(start.startTime != null));
+      this.startTime = clock.timeOf(start.startTime ?? clock.startedAt, undefined);
+    }
     this.resource = start.resource;
     this.instrumentationScope = start.scope;
     const { linkCountLimit } = this.limits;
@@ -95,7 +95,9 @@ export class LeanSpan implements Span, ReadableSpan {
   setAttribute(key: string, value: AttributeValue): this {
     if (this.endedWarned()) return this;
     const { attributes, limits } = this;
-    if (this.fast && key.length > 0 && isPlainScalar(value, limits.attributeValueLengthLimit)) {
+    // A length limit that is not positive is the SDK's to warn of.
+    const maxLength = limits.attributeValueLengthLimit;
+    if (maxLength > 0 && key.length > 0 && isPlainScalar(value, maxLength)) {
       if (Object.hasOwn(attributes, key)) attributes[key] = value;
       else if (this.attributesCount < limits.attributeCountLimit) {
         attributes[key] = value;
@@ -266,11 +268,6 @@ export class LeanSpan implements Span, ReadableSpan {
   }
 
   private timeOf(input: TimeInput | undefined): HrTime {
-    // `startTime` is not set while the start is read, and not needed then (a number is given).
-    return this.clockOf().timeOf(input, this.startTime);
-  }
-
-  private clockOf(): SpanClock {
-    return (this.clock ??= new SpanClock(this.startTimeProvided));
+    return (this.clock ??= new SpanClock(true)).timeOf(input, this.startTime);
   }
 }

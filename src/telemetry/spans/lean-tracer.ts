@@ -21,7 +21,7 @@ import type { Resource } from '@opentelemetry/resources';
 import { SamplingDecision } from '@opentelemetry/sdk-trace';
 import type { IdGenerator, Sampler, SamplingResult, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { LeanSpan } from './lean-span.js';
-import { plainCopy } from './plain-attributes.js';
+import { plainAttributes } from './plain-attributes.js';
 import type { LeanSpanLimits } from './lean-span-start.js';
 
 /** What every tracer of one provider shares. */
@@ -164,18 +164,6 @@ export class LeanTracer implements Tracer {
       span,
     );
   }
-}
-
-/** Start attributes as the SDK keeps them, where they are plain (`plainCopy`); `{}` for none. */
-function plainAttributes(
-  attributes: Attributes | undefined,
-  limits: LeanSpanLimits,
-): Attributes | undefined {
-  const { attributeCountLimit, attributeValueLengthLimit: maxLength } = limits;
-  // The SDK warns of a length limit that is not positive at every start.
-  if (!(maxLength > 0)) return undefined;
-  if (typeof attributes !== 'object' || attributes === null) return {};
-  return plainCopy(attributes, attributeCountLimit, maxLength, true);
 }
 
 function hasAny(attributes: Attributes | undefined): boolean {

@@ -4,6 +4,18 @@ import type { SpanLimits } from '@opentelemetry/sdk-trace';
 /** An event given no attributes (the SDK's event then has no `attributes` key). */
 export const NO_ATTRIBUTES = Symbol('no attributes');
 
+/** Start attributes as the SDK keeps them, where they are plain (`plainCopy`); `{}` for none. */
+export function plainAttributes(
+  attributes: Attributes | undefined,
+  limits: Required<SpanLimits>,
+): Attributes | undefined {
+  const { attributeCountLimit, attributeValueLengthLimit: maxLength } = limits;
+  // The SDK warns of a length limit that is not positive at every start.
+  if (!(maxLength > 0)) return undefined;
+  if (typeof attributes !== 'object' || attributes === null) return {};
+  return plainCopy(attributes, attributeCountLimit, maxLength, true);
+}
+
 /**
  * An event's attributes as the SDK keeps them, where they are plain (`plainCopy`, without arrays:
  * an event takes only arrays of one type) and the length limit is positive (the SDK warns of
@@ -25,7 +37,7 @@ export function plainEventAttributes(
  * `arrays`) an array of these and nulls, copied. Undefined values are left out, as the SDK leaves
  * them out. Undefined where any is not so (the SDK's cleaning decides).
  */
-export function plainCopy(
+function plainCopy(
   attributes: Attributes,
   countLimit: number,
   maxLength: number,

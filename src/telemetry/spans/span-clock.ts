@@ -3,7 +3,9 @@ import { addHrTimes, hrTime, millisToHrTime } from '@opentelemetry/core';
 
 /**
  * The clocks a span reads where a time is not given as an `HrTime`, by the trace SDK's rules:
- * read first when the span starts without a start time, or when such a time is first given.
+ * read first when the span starts without an `HrTime`, or when such a time is first given. (The
+ * SDK reads them at every start: a wall clock stepped between an `HrTime` start and the first
+ * time given in milliseconds since the process started moves that time by the step.)
  */
 export class SpanClock {
   /** `Date.now()` when the clock was made (a span's start, where none was given). */

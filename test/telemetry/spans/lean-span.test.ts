@@ -411,7 +411,7 @@ describe('lean spans against the trace SDK', () => {
       const tracer = provider.getTracer('clock');
       const before = Date.now();
       const unstamped = tracer.startSpan('unstamped');
-      unstamped.addEvent('e');
+      for (let i = 0; i < 8; i += 1) unstamped.addEvent('e');
       unstamped.end();
       const stamped = tracer.startSpan('stamped', { startTime: [1_700_000_000, 0] });
       stamped.addEvent('e');
@@ -426,6 +426,10 @@ describe('lean spans against the trace SDK', () => {
       expect(millis(second!.events[0]!.time)).toBeGreaterThanOrEqual(before - 1);
       expect(second!.startTime).toStrictEqual([1_700_000_000, 0]);
       expect(first!.duration[0]).toBeGreaterThanOrEqual(0);
+      // Started from the clocks: later times are the start plus the performance clock's time since
+      // (finer than a millisecond). Started with a time of its own: later ones are the wall clock's.
+      expect(first!.events.some((e) => e.time[1] % 1e6 !== 0)).toBe(true);
+      expect(second!.events[0]!.time[1] % 1e6).toBe(0);
     }
   });
 
