@@ -11,13 +11,16 @@
 // Not done where the user chose a size (`--max-semi-space-size` in the command line or in
 // `NODE_OPTIONS`), where Node has no `execve` (Windows, Node before 22.15), or in a single
 // executable application (its executable takes no Node flags).
-import { statSync } from 'node:fs';
+import { fstatSync, statSync } from 'node:fs';
 
 /** The semi-space size the CLI asks for, in MiB. */
 export const SEMI_SPACE_MIB = 16;
 export const SEMI_SPACE_FLAG = `--max-semi-space-size=${SEMI_SPACE_MIB}`;
 /** Files to ingest or validate from this size on are worth the second start. */
 export const LARGE_INPUT_BYTES = 16 * 1024 * 1024;
+
+/** What `sizeOf` is asked for stdin's size (and how the CLI names stdin). */
+export const STDIN = '-';
 
 /** Commands that run until they are stopped. */
 const LONG_RUNNING = new Set(['crabtalk', 'nats', 'redis', 'route', 'serve']);
@@ -34,10 +37,18 @@ export function wantsLargeYoungGeneration(
   if (LONG_RUNNING.has(command)) return true;
   if (!READING_FILES.has(command)) return false;
   if (args.includes('--follow') || args.includes('-f')) return true;
+  const rest = args.slice(args.indexOf(command) + 1);
   let bytes = 0;
+  let named = false;
   // Every argument that names a file counts (an option's value that is a file is small).
-  for (const arg of args.slice(args.indexOf(command) + 1))
-    if (!arg.startsWith('-')) bytes += sizeOf(arg) ?? 0;
+  for (const arg of rest) {
+    const size = arg.startsWith('-') ? undefined : sizeOf(arg);
+    if (size === undefined) continue;
+    bytes += size;
+    named = true;
+  }
+  // Stdin where it is read (no file named, or `-`), if it is a file itself (`< events.ndjson`).
+  if (!named || rest.includes(STDIN)) bytes += sizeOf(STDIN) ?? 0;
   return bytes >= LARGE_INPUT_BYTES;
 }
 
@@ -68,7 +79,7 @@ export function startWithYoungGeneration(): void {
 
 function fileSize(path: string): number | undefined {
   try {
-    const stats = statSync(path);
+    const stats = path === STDIN ? fstatSync(0) : statSync(path);
     return stats.isFile() ? stats.size : undefined;
   } catch {
     return undefined;

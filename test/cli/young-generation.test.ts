@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { COMMAND_OPTIONS } from '../../src/cli/usage.js';
 import {
   LARGE_INPUT_BYTES,
+  STDIN,
   sizeChosen,
   wantsLargeYoungGeneration,
 } from '../../src/cli/young-generation.js';
@@ -74,6 +75,31 @@ describe('wantsLargeYoungGeneration', () => {
         expect(wantsLargeYoungGeneration([...line.before, 'ingest', follow], sizes)).toBe(true);
       }),
       { numRuns: 50 },
+    );
+  });
+
+  it('counts stdin, where it is a file, when no file is named or `-` is', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('ingest', 'validate'),
+        fc.integer({ min: 0, max: 2 * LARGE_INPUT_BYTES }),
+        fc.integer({ min: 0, max: 2 * LARGE_INPUT_BYTES }),
+        fc.array(fc.constantFrom('--quiet', '--dialect', 'behest', '-'), { maxLength: 4 }),
+        fc.boolean(),
+        (command, stdin, file, options, named) => {
+          const sizes = new Map([
+            [STDIN, stdin],
+            ['a.ndjson', file],
+          ]);
+          const args = [command, ...options, ...(named ? ['a.ndjson'] : [])];
+          const read = !named || options.includes(STDIN);
+          const bytes = (named ? file : 0) + (read ? stdin : 0);
+          expect(wantsLargeYoungGeneration(args, (p) => sizes.get(p))).toBe(
+            bytes >= LARGE_INPUT_BYTES,
+          );
+        },
+      ),
+      { numRuns: 300 },
     );
   });
 

@@ -6,7 +6,8 @@ import { mkdtempSync, openSync, closeSync, ftruncateSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, startCli } from '../helpers/cli.js';
+import { spawn } from 'node:child_process';
+import { CLI, runCli, startCli } from '../helpers/cli.js';
 import { RUN_A, toolRun } from '../helpers/behest-lines.js';
 import { LARGE_INPUT_BYTES, SEMI_SPACE_FLAG } from '../../src/cli/young-generation.js';
 
@@ -39,6 +40,34 @@ function starts(stderr: string): { pid: number; flag: boolean }[] {
   }));
 }
 
+/** The CLI's summary (`--json`) without its timing. */
+function summary(stdout: string): unknown {
+  const { seconds: _, ...rest } = JSON.parse(stdout) as Record<string, unknown>;
+  return rest;
+}
+
+/** Runs the built CLI with `file` as its stdin, opened as a file (a shell's `< file`). */
+function runRedirected(
+  args: readonly string[],
+  file: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const input = openSync(file, 'r');
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: [input, 'pipe', 'pipe'],
+  });
+  closeSync(input);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the young generation of the CLI', () => {
@@ -57,6 +86,18 @@ describe('the young generation of the CLI', () => {
     expect(result.code).toBe(once.code);
     expect(result.stdout).toEqual(once.stdout);
     expect(result.stdout).toMatch(/ lines: \d+ accepted, 1 not accepted\n/);
+  });
+
+  it('counts stdin that is a file (`< events.ndjson`), which the second start reads whole', async () => {
+    const redirected = await runRedirected(['ingest', '--json'], large, PROBED);
+    expect(redirected.code, redirected.stderr).toBe(0);
+    expect(starts(redirected.stderr).map((s) => s.flag)).toEqual([false, true]);
+    const named = await runCli(['ingest', '--json', large], {
+      ...PROBED,
+      NODE_OPTIONS: `--import=${probe} --max-semi-space-size=64`,
+    });
+    expect(summary(redirected.stdout)).toEqual(summary(named.stdout));
+    expect(summary(redirected.stdout)).toMatchObject({ runs: { completed: 1 } });
   });
 
   it('is left as V8 sizes it for a small file, and where the user chose a size', async () => {
