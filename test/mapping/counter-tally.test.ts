@@ -1,6 +1,7 @@
 // The mapping's counters are summed in the bridge and observed at collection (counter-tally.ts).
 // Held to the SDK's own counters as the oracle: on generated adds (attribute sets in any key
-// order, undefined values, values that look like the key's separators, negative values), a
+// order, undefined and null values, values that look like the key's separators or like another
+// value's JSON, negative values), a
 // tallied counter and an SDK counter fed the same adds export the same points, for a monotonic
 // counter and an up-down counter, collected cumulatively and as deltas. One difference, on
 // purpose: an attribute whose value is undefined is left out of the set (see `defined`); and
@@ -29,6 +30,9 @@ const NAMES = ['gen_ai.agent.name', 'gen_ai.request.model', 'agent.outcome', 'n'
 // lengths and digits, a number and its text, a boolean and its text, a list and its items.
 const value = fc.oneof(
   fc.constantFrom('a', 'b', 'a:1', '1:a', 's1:a', ':', ';', '', 'n1;', '1', 'true', 'a,b'),
+  // Text that is another value's JSON: a list's, and null's.
+  fc.constantFrom('["a","b"]', '[1]', '["1"]', 'null'),
+  fc.constant(null),
   fc.string({ maxLength: 4 }),
   fc.integer({ min: -2, max: 2 }),
   fc.boolean(),
@@ -45,6 +49,7 @@ const attributeSet = fc
 
 /** A value of another type written the same, or of the same type written differently. */
 function twin(v: AttributeValue, other: boolean): AttributeValue {
+  if (v === null) return other ? 'null' : ['null'];
   if (typeof v === 'number') return other ? String(v) : v + 1;
   if (typeof v === 'boolean') return other ? String(v) : !v;
   if (typeof v === 'string') {

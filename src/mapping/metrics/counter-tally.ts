@@ -13,15 +13,34 @@ interface Entry {
 }
 
 /**
+ * A step of the path an add takes through its attributes, as given: from a node, by an attribute's
+ * name and then its value, to the next node; the node the last attribute leads to holds the entry.
+ */
+interface Node {
+  entry: Entry | undefined;
+  next: Map<string, Branch> | undefined;
+}
+
+/**
+ * The nodes after one attribute name: by a scalar value, or by the JSON of any other (a list, a
+ * map, bytes, null), kept apart from the scalars so that no JSON is taken for a string.
+ */
+interface Branch {
+  readonly scalars: Map<unknown, Node>;
+  structured: Map<string, Node> | undefined;
+}
+
+/**
  * A counter of the mapping's, summed in the bridge and reported at each metric collection through
- * an observable instrument of the same name, unit and kind of sum: an add costs a key read off the
- * attribute values and an increment, where the SDK's counter sorts, copies and hashes the attribute
- * set on every add. The points exported are the same sums (cumulative, or deltas where a reader
- * asks for them); an attribute whose value is undefined is left out, as the SDK leaves it out.
+ * an observable instrument of the same name, unit and kind of sum: an add follows its attributes'
+ * names and values through a tree of maps to its sum, where the SDK's counter sorts, copies and
+ * hashes the attribute set on every add; nothing is allocated once a set has been seen. The points
+ * exported are the same sums (cumulative, or deltas where a reader asks for them); an attribute
+ * whose value is undefined is left out, as the SDK leaves it out.
  */
 export class CounterTally implements Counter, UpDownCounter {
-  /** By the attributes as given (key order included), several keys for one set at most. */
-  private readonly byKey = new Map<string, Entry>();
+  /** By the attributes as given (key order included): several paths for one set at most. */
+  private readonly root: Node = { entry: undefined, next: undefined };
   /** By the attribute set, whatever its key order: one entry, so one point, per set. */
   private readonly bySet = new Map<string, Entry>();
 
@@ -30,9 +49,12 @@ export class CounterTally implements Counter, UpDownCounter {
   add(value: number, attributes: Attributes = {}): void {
     // As the SDK's counter: a monotonic sum takes no negative value.
     if (this.monotonic && value < 0) return;
-    const key = keyOf(attributes, Object.keys(attributes));
-    const entry = this.byKey.get(key) ?? this.entryFor(key, attributes);
-    entry.value += value;
+    let node = this.root;
+    for (const name in attributes) {
+      const v = attributes[name];
+      if (v !== undefined) node = step(node, name, v);
+    }
+    (node.entry ??= this.entryFor(attributes)).value += value;
   }
 
   /** Reports every attribute set's sum (an observable instrument's callback). */
@@ -40,7 +62,7 @@ export class CounterTally implements Counter, UpDownCounter {
     for (const entry of this.bySet.values()) result.observe(entry.value, entry.attributes);
   }
 
-  private entryFor(key: string, attributes: Attributes): Entry {
+  private entryFor(attributes: Attributes): Entry {
     const names = Object.keys(attributes).sort();
     const set = keyOf(attributes, names);
     let entry = this.bySet.get(set);
@@ -51,9 +73,29 @@ export class CounterTally implements Counter, UpDownCounter {
       entry = { attributes: defined, value: 0 };
       this.bySet.set(set, entry);
     }
-    this.byKey.set(key, entry);
     return entry;
   }
+}
+
+/** The node an attribute leads to from `node`, made on first use. */
+function step(node: Node, name: string, value: unknown): Node {
+  const next = (node.next ??= new Map<string, Branch>());
+  let branch = next.get(name);
+  if (branch === undefined) {
+    branch = { scalars: new Map(), structured: undefined };
+    next.set(name, branch);
+  }
+  const structured = typeof value === 'object';
+  const nodes: Map<unknown, Node> = structured
+    ? (branch.structured ??= new Map<string, Node>())
+    : branch.scalars;
+  const key = structured ? JSON.stringify(value) : value;
+  let found = nodes.get(key);
+  if (found === undefined) {
+    found = { entry: undefined, next: undefined };
+    nodes.set(key, found);
+  }
+  return found;
 }
 
 /**
