@@ -75,7 +75,7 @@ const lineCost = await handleJsonBench({
   repeats: sizes.repeats,
 });
 row(
-  `handleJson, CPU per line (${fmt(lineCost.lines)} behest lines, default reorder window)`,
+  `handleJson, CPU per line (${fmt(lineCost.lines)} behest lines, held by count as ingest holds them, shutdown included)`,
   `${lineCost.handleJson.toFixed(3)} µs`,
   `${lineCost.parse.toFixed(3)} µs JSON.parse`,
   `${(lineCost.handleJson / lineCost.parse).toFixed(2)}×`,
