@@ -1,8 +1,8 @@
 // The CLI's young generation. V8 grows a process's young generation with the memory it may use: on a
 // machine with many GiB, each semi-space grows to 64 MiB. The bridge allocates many short-lived
 // objects per event, and with semi-spaces that large each scavenge walks memory that has left the
-// caches, and freed pages are faulted in again. Measured on 200 000 events, 16 MiB semi-spaces take
-// 12 % less CPU and 28 % less peak memory (docs/performance.md).
+// caches, and freed pages are faulted in again. Measured on 200 000 events, 16 MiB semi-spaces took
+// 8-12 % less CPU and 28 % less peak memory (docs/performance.md).
 //
 // V8 reads the size once, as the process starts, so the CLI starts itself again in the same
 // process (`process.execve`: same pid, stdio, signals and exit status) with the flag, before any of
@@ -16,6 +16,11 @@ import { fstatSync, statSync } from 'node:fs';
 /** The semi-space size the CLI asks for, in MiB. */
 export const SEMI_SPACE_MIB = 16;
 export const SEMI_SPACE_FLAG = `--max-semi-space-size=${SEMI_SPACE_MIB}`;
+/**
+ * A worker thread's young generation, in MiB, set where it is made (no second start needed): V8
+ * counts a young generation as three semi-spaces, so this gives a worker the CLI's semi-spaces.
+ */
+export const WORKER_YOUNG_GENERATION_MIB = 3 * SEMI_SPACE_MIB;
 /** Files to ingest or validate from this size on are worth the second start. */
 export const LARGE_INPUT_BYTES = 16 * 1024 * 1024;
 
@@ -50,6 +55,24 @@ export function wantsLargeYoungGeneration(
   // Stdin where it is read (no file named, or `-`), if it is a file itself (`< events.ndjson`).
   if (!named || rest.includes(STDIN)) bytes += sizeOf(STDIN) ?? 0;
   return bytes >= LARGE_INPUT_BYTES;
+}
+
+/**
+ * The resource limits for an `ingest` worker thread: `WORKER_YOUNG_GENERATION_MIB`, unless the
+ * user chose a size for the process (then the worker keeps it, as every isolate does).
+ */
+export function workerResourceLimits(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions: string | undefined = process.env.NODE_OPTIONS,
+): { maxYoungGenerationSizeMb: number } | undefined {
+  if (
+    sizeChosen(
+      execArgv.filter((a) => a !== SEMI_SPACE_FLAG),
+      nodeOptions,
+    )
+  )
+    return undefined;
+  return { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MIB };
 }
 
 /** Whether the user chose the young generation's size already. */

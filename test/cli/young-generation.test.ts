@@ -6,8 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { COMMAND_OPTIONS } from '../../src/cli/usage.js';
 import {
   LARGE_INPUT_BYTES,
+  SEMI_SPACE_FLAG,
   STDIN,
+  WORKER_YOUNG_GENERATION_MIB,
   sizeChosen,
+  workerResourceLimits,
   wantsLargeYoungGeneration,
 } from '../../src/cli/young-generation.js';
 
@@ -130,5 +133,15 @@ describe('sizeChosen', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('workerResourceLimits', () => {
+  it("gives a worker the CLI's semi-spaces, its own second start's flag included, unless the user chose a size", () => {
+    const ours = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MIB };
+    expect(workerResourceLimits([], undefined)).toEqual(ours);
+    expect(workerResourceLimits([SEMI_SPACE_FLAG], '--enable-source-maps')).toEqual(ours);
+    expect(workerResourceLimits(['--max-semi-space-size=8'], undefined)).toBeUndefined();
+    expect(workerResourceLimits([SEMI_SPACE_FLAG], '--max_semi_space_size=8')).toBeUndefined();
   });
 });

@@ -9,15 +9,20 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { CLI, runCli, startCli } from '../helpers/cli.js';
 import { RUN_A, toolRun } from '../helpers/behest-lines.js';
-import { LARGE_INPUT_BYTES, SEMI_SPACE_FLAG } from '../../src/cli/young-generation.js';
+import {
+  LARGE_INPUT_BYTES,
+  SEMI_SPACE_FLAG,
+  WORKER_YOUNG_GENERATION_MIB,
+} from '../../src/cli/young-generation.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'aob-young-generation-'));
 const probe = join(dir, 'probe.mjs');
 writeFileSync(
   probe,
-  `import { isMainThread } from 'node:worker_threads';
+  `import { isMainThread, resourceLimits } from 'node:worker_threads';
 if (isMainThread)
   process.stderr.write(\`probe pid=\${process.pid} flag=\${process.execArgv.includes(${JSON.stringify(SEMI_SPACE_FLAG)})}\\n\`);
+else process.stderr.write(\`probe worker young=\${resourceLimits.maxYoungGenerationSizeMb ?? 'none'}\\n\`);
 `,
 );
 const small = join(dir, 'small.ndjson');
@@ -111,6 +116,25 @@ describe('the young generation of the CLI', () => {
       });
       expect(starts(chosen.stderr).map((s) => s.flag)).toEqual([false]);
     }
+  });
+
+  it("gives each ingest worker thread the CLI's semi-spaces without a second start, unless the user chose a size", async () => {
+    const workers = (stderr: string) =>
+      [...stderr.matchAll(/^probe worker young=(\S+)$/gm)].map((m) => m[1]);
+    const small2 = await runCli(['ingest', '--workers', '2', '--json', small], PROBED);
+    expect(small2.code, small2.stderr).toBe(0);
+    expect(starts(small2.stderr).map((s) => s.flag)).toEqual([false]);
+    expect(workers(small2.stderr)).toEqual([
+      String(WORKER_YOUNG_GENERATION_MIB),
+      String(WORKER_YOUNG_GENERATION_MIB),
+    ]);
+    const chosen = await runCli(['ingest', '--workers', '2', '--json', small], {
+      ...PROBED,
+      NODE_OPTIONS: `--import=${probe} --max-semi-space-size=32`,
+    });
+    expect(chosen.code, chosen.stderr).toBe(0);
+    expect(workers(chosen.stderr)).toHaveLength(2);
+    expect(workers(chosen.stderr)).not.toContain(String(WORKER_YOUNG_GENERATION_MIB));
   });
 
   it('lets a long-running command be stopped by a signal to the pid its caller started', async () => {

@@ -7,6 +7,7 @@ import type { CommonOptions, Input, Io } from '../command.js';
 import { MAX_REPORTED_REJECTS, reportIngestEnd, sayUnknownOnce } from '../output/ingest-report.js';
 import type { PipelineResult } from '../output/ingest-report.js';
 import type { FromWorker, LineBatch, Rejected, WorkerSetup } from './worker-protocol.js';
+import { workerResourceLimits } from '../young-generation.js';
 
 const BATCH_LINES = 512;
 /** Batches a worker may have in hand before the reader waits for it. */
@@ -40,9 +41,11 @@ export async function runParallelPipeline(
       files,
     };
     // The worker's own process.env too: resource detection reads it.
+    const limits = workerResourceLimits();
     const worker = new Worker(new URL('./ingest-worker.js', import.meta.url), {
       workerData: setup,
       env: { ...setup.env },
+      ...(limits === undefined ? {} : { resourceLimits: limits }),
     });
     const state = {
       worker,
