@@ -24,6 +24,12 @@ export async function runCrabtalk(
   const say = (line: string) => {
     if (!options.quiet) io.stderr.write(`${line}\n`);
   };
+  // Listened for before anything is said: a signal sent on a first line must not find Node's
+  // default (which kills the process) still in place.
+  const stopped = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
   const delivery = createDeliveryTally(io.env);
   // `auto` as everywhere: OTLP when configured or a collector listens, else trace trees at the end.
   const output = await setUpOutput(options.output, io.env, {
@@ -64,10 +70,7 @@ export async function runCrabtalk(
       }
     },
   });
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await stopped;
   await subscription.close();
   // The final export gets --grace-ms: a collector that does not answer must not hold the exit.
   const exported = (async () => {

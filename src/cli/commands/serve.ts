@@ -28,6 +28,10 @@ export async function runServe(
   let failure: Error | undefined;
   let stop: () => void = () => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
+  // Listened for before anything is said: a signal sent on the `listening on` line must not find
+  // Node's default (which kills the process) still in place.
+  process.once('SIGINT', () => stop());
+  process.once('SIGTERM', () => stop());
   const backend =
     options.workers > 1
       ? (await import('../workers/serve-main.js')).startWorkerBackend(
@@ -75,8 +79,6 @@ export async function runServe(
       `Prometheus metrics on http://${options.host}:${options.prometheusPort}/metrics${options.token === undefined ? '' : ' (bearer token required)'}`,
     );
   const started = performance.now();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
   await stopped;
   const disarm = armGrace(
     options.graceMillis,
