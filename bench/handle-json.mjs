@@ -13,11 +13,12 @@ import { behestLines } from './ingest.mjs';
 import { benchProviders } from './providers.mjs';
 import { median } from './workload.mjs';
 
-/** CPU microseconds per line of `work` over `lines`. */
-function cpuPerLine(lines, work) {
+/** CPU microseconds per line of `work` over `lines`, and of `finish` after them. */
+async function cpuPerLine(lines, work, finish = () => undefined) {
   globalThis.gc?.();
   const started = process.cpuUsage();
   for (const line of lines) work(line);
+  await finish();
   const used = process.cpuUsage(started);
   return (used.user + used.system) / lines.length;
 }
@@ -30,12 +31,11 @@ async function handleJsonPerLine(lines, lean = false) {
     env: {},
     countWindowsInEvents: true,
   });
-  globalThis.gc?.();
-  const started = process.cpuUsage();
-  for (const line of lines) sink.handleJson(line, 'behest');
-  await sink.shutdown();
-  const used = process.cpuUsage(started);
-  const micros = (used.user + used.system) / lines.length;
+  const micros = await cpuPerLine(
+    lines,
+    (line) => sink.handleJson(line, 'behest'),
+    () => sink.shutdown(),
+  );
   // Held events are counted once applied: at shutdown, every one of them.
   const { accepted } = sink.stats().events;
   if (accepted !== lines.length) throw new Error(`accepted ${accepted} of ${lines.length} lines`);
@@ -50,9 +50,9 @@ export async function handleJsonBench({ lines: count = 200_000, repeats = 5 } = 
   const handleLean = [];
   // One warm-up of each, then alternated repeats.
   for (let i = 0; i <= repeats; i += 1) {
-    const p = cpuPerLine(lines, (line) => JSON.parse(line));
+    const p = await cpuPerLine(lines, (line) => JSON.parse(line));
     const decoder = createLineDecoder('behest', { scope: 'bench', arrival: () => [0, 0] });
-    const d = cpuPerLine(lines, (line) => decoder.decodeLine(line));
+    const d = await cpuPerLine(lines, (line) => decoder.decodeLine(line));
     const h = await handleJsonPerLine(lines);
     const l = await handleJsonPerLine(lines, true);
     if (i === 0) continue;

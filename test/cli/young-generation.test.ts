@@ -57,6 +57,11 @@ function decide(line: CommandLine): { wants: boolean; bytes: number } {
 }
 
 describe('wantsLargeYoungGeneration', () => {
+  it("names only the CLI's own commands", () => {
+    for (const command of [...LONG_RUNNING, 'ingest', 'validate'])
+      expect(COMMANDS, command).toContain(command);
+  });
+
   it('says yes to every command that runs until stopped, and no to the short ones', () => {
     fc.assert(
       fc.property(commandLine, (line) => {

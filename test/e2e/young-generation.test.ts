@@ -6,8 +6,7 @@ import { mkdtempSync, openSync, closeSync, ftruncateSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { CLI, runCli, startCli } from '../helpers/cli.js';
+import { runCli, startCli } from '../helpers/cli.js';
 import { RUN_A, toolRun } from '../helpers/behest-lines.js';
 import {
   LARGE_INPUT_BYTES,
@@ -51,28 +50,6 @@ function summary(stdout: string): unknown {
   return rest;
 }
 
-/** Runs the built CLI with `file` as its stdin, opened as a file (a shell's `< file`). */
-function runRedirected(
-  args: readonly string[],
-  file: string,
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const input = openSync(file, 'r');
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, ...env },
-    stdio: [input, 'pipe', 'pipe'],
-  });
-  closeSync(input);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the young generation of the CLI', () => {
@@ -94,7 +71,7 @@ describe('the young generation of the CLI', () => {
   });
 
   it('counts stdin that is a file (`< events.ndjson`), which the second start reads whole', async () => {
-    const redirected = await runRedirected(['ingest', '--json'], large, PROBED);
+    const redirected = await runCli(['ingest', '--json'], PROBED, { file: large });
     expect(redirected.code, redirected.stderr).toBe(0);
     expect(starts(redirected.stderr).map((s) => s.flag)).toEqual([false, true]);
     const named = await runCli(['ingest', '--json', large], {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -30,26 +30,32 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...SHORT_WINDOWS, ...env };
 }
 
-/** Runs the built CLI as a child process with a clean OTEL environment plus `env`. */
+/**
+ * Runs the built CLI as a child process with a clean OTEL environment plus `env`; `stdin` is
+ * written to a pipe, or `{ file }` is opened as its stdin (a shell's `< file`).
+ */
 export function runCli(
   args: readonly string[],
   env: Record<string, string> = {},
-  stdin?: string | Buffer,
+  stdin?: string | Buffer | { readonly file: string },
 ): Promise<CliResult> {
   if (!existsSync(CLI))
     throw new Error(`${CLI} is missing: run 'npm run build' first (npm test does)`);
   return new Promise((resolve, reject) => {
+    const redirected =
+      typeof stdin === 'object' && 'file' in stdin ? openSync(stdin.file, 'r') : undefined;
     const child = spawn(process.execPath, [CLI, ...args], {
       env: childEnv(env),
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: [redirected ?? 'pipe', 'pipe', 'pipe'],
     });
+    if (redirected !== undefined) closeSync(redirected);
+    else child.stdin!.end(stdin as string | Buffer | undefined);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
   });
 }
 

@@ -25,7 +25,7 @@ import type { OpenRunsView } from '../../sources/open-runs-answer.js';
  * a smaller nursery is collected sooner. 100 concurrent 10 MiB bodies on 2 workers peaked at
  * 365–408 MiB with it against 445–466 MiB with V8's default, at the same events/s.
  */
-const WORKER_YOUNG_GENERATION_MIB = 8;
+const SERVE_WORKER_YOUNG_GENERATION_MIB = 8;
 
 type Finished = Extract<FromServeWorker, { type: 'finished' }>;
 
@@ -88,7 +88,7 @@ export function startWorkerBackend(
     const worker = new Worker(new URL('./serve-worker.js', import.meta.url), {
       workerData: setup,
       env: { ...setup.env },
-      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MIB },
+      resourceLimits: { maxYoungGenerationSizeMb: SERVE_WORKER_YOUNG_GENERATION_MIB },
     });
     statuses.push({ inOutage: false, backlog: 0 });
     let done: (result: Finished | undefined) => void = () => undefined;
