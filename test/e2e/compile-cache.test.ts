@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, summaryWithoutTiming } from '../helpers/cli.js';
 import { RUN_A, RUN_B, toolRun } from '../helpers/behest-lines.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'aob-compile-cache-'));
@@ -26,12 +26,6 @@ function cachedFiles(stderr: string): string[] {
     .sort();
 }
 
-/** The summary without its timing. */
-function summary(stdout: string): unknown {
-  const { seconds: _, ...rest } = JSON.parse(stdout) as Record<string, unknown>;
-  return rest;
-}
-
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the compile cache', () => {
@@ -49,7 +43,7 @@ describe('the compile cache', () => {
       NODE_DEBUG_NATIVE: 'COMPILE_CACHE',
     });
     expect(second.code, second.stderr).toBe(0);
-    expect(summary(second.stdout)).toEqual(summary(first.stdout));
+    expect(summaryWithoutTiming(second.stdout)).toEqual(summaryWithoutTiming(first.stdout));
     const cached = cachedFiles(second.stderr);
     // The entry itself is compiled before it turns the cache on; the CLI's code after it.
     expect(cached).toContain('workers/run-cli');
@@ -62,14 +56,14 @@ describe('the compile cache', () => {
     writeFileSync(notADirectory, '');
     const plain = await runCli(ingest, { ...NO_EXPORT, NODE_DISABLE_COMPILE_CACHE: '1' });
     expect(plain.code, plain.stderr).toBe(0);
-    expect(summary(plain.stdout)).toMatchObject({ runs: { completed: 2 } });
+    expect(summaryWithoutTiming(plain.stdout)).toMatchObject({ runs: { completed: 2 } });
     for (const env of [
       { NODE_COMPILE_CACHE: notADirectory },
       { NODE_DISABLE_COMPILE_CACHE: '1', NODE_DEBUG_NATIVE: 'COMPILE_CACHE' },
     ]) {
       const result = await runCli(ingest, { ...NO_EXPORT, ...env });
       expect(result.code, result.stderr).toBe(0);
-      expect(summary(result.stdout)).toEqual(summary(plain.stdout));
+      expect(summaryWithoutTiming(result.stdout)).toEqual(summaryWithoutTiming(plain.stdout));
       expect(cachedFiles(result.stderr)).toEqual([]);
     }
   });

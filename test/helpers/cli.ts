@@ -119,3 +119,9 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
     },
   };
 }
+
+/** A CLI's `--json` summary without its timing, which differs from run to run. */
+export function summaryWithoutTiming(stdout: string): unknown {
+  const { seconds: _, ...rest } = JSON.parse(stdout) as Record<string, unknown>;
+  return rest;
+}
