@@ -8,21 +8,25 @@ import type { Held } from './held-heap.js';
 const COMPACT_AFTER = 64;
 /** Held events of one time a lookup walks before the in-order ones are counted by fingerprint. */
 const SCAN_LIMIT = 16;
+/** A displaced event is put in place among this many of the latest held; further, on the heap. */
+const NEAR_TAIL = 32;
 
 /**
  * The events of one run held for reordering, taken earliest first by (time, arrival).
  *
  * Most events arrive in their run's order: those are appended to a sorted list, and taken from
- * its front, with no heap work and no set of fingerprints. An event earlier than the last one
- * held (displaced) goes to a heap of its own, whose fingerprints are counted for the
- * duplicate check; the earliest of both fronts is taken next. Every operation is O(1) in order
- * and O(log n) displaced, so no arrival order makes holding quadratic. The duplicate check of an
+ * its front, with no heap work and no set of fingerprints. An event displaced by a few positions
+ * (earlier than some of the latest held) is put in place in that list, found and moved within
+ * them. One displaced further goes to a heap of its own, whose fingerprints are counted for the
+ * duplicate check; the earliest of both fronts is taken next. Every operation is O(1) in order,
+ * O(NEAR_TAIL) displaced a little and O(log n) displaced further, so no arrival order makes
+ * holding quadratic. The duplicate check of an
  * in-order event looks among those held at its time; once that takes a long walk (a storm of
  * events sharing one timestamp), the in-order events are counted by fingerprint until none is
  * held, so no run of equal times makes it quadratic either.
  */
 export class HeldEvents {
-  /** In arrival order, which is also (time, arrival) order; live from `head`. */
+  /** By (time, arrival): in-order arrivals appended, displaced ones put in place; live from `head`. */
   private ordered: Held[] = [];
   private head = 0;
   /** Displaced events: a min-heap by (time, arrival). */
@@ -39,9 +43,20 @@ export class HeldEvents {
 
   add(held: Held): void {
     const ordered = this.ordered;
-    const last = ordered.length > this.head ? ordered[ordered.length - 1]! : undefined;
-    if (last === undefined || compareHeld(last, held) <= 0) {
-      ordered.push(held);
+    const head = this.head;
+    const end = ordered.length;
+    // In order (the most): after the latest held. Displaced: put in place among the latest
+    // NEAR_TAIL held (a few moves, and no fingerprints to count); further back, on the heap.
+    let at = end;
+    const floor = Math.max(head, end - NEAR_TAIL);
+    while (at > floor && compareHeld(ordered[at - 1]!, held) > 0) at -= 1;
+    if (at === end) ordered.push(held);
+    else if (at === head && head > 0) ordered[(this.head = head - 1)] = held;
+    else if (at === head || compareHeld(ordered[at - 1]!, held) <= 0) {
+      for (let i = end; i > at; i -= 1) ordered[i] = ordered[i - 1]!;
+      ordered[at] = held;
+    } else at = -1;
+    if (at >= 0) {
       if (this.orderedPrints !== undefined) count(this.orderedPrints, held.fingerprint, 1);
       return;
     }

@@ -108,6 +108,62 @@ describe('HeldEvents', () => {
     );
   });
 
+  it('puts displaced events in place near the latest held and on the heap beyond, taken earliest first either way', () => {
+    // Long runs of held events (the reorder window in events), each event displaced by a
+    // generated number of positions: none, a few (put in place among the latest held), past the
+    // latest few dozen (the heap), or before everything held (the front, after some were taken).
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            back: fc.oneof(
+              { weight: 4, arbitrary: fc.constant(0) },
+              { weight: 4, arbitrary: fc.integer({ min: 1, max: 40 }) },
+              { weight: 1, arbitrary: fc.integer({ min: 41, max: 400 }) },
+            ),
+            takes: fc.oneof(
+              { weight: 5, arbitrary: fc.constant(0) },
+              { weight: 1, arbitrary: fc.integer({ min: 1, max: 30 }) },
+            ),
+          }),
+          { minLength: 50, maxLength: 600 },
+        ),
+        (steps) => {
+          const events = new HeldEvents();
+          const model: Held[] = [];
+          let latest = 10_000;
+          for (const { back, takes } of steps) {
+            latest += 1;
+            // `back` positions before the latest of those held now, or before all of them.
+            model.sort(compareHeld);
+            const before = model[model.length - 1 - back];
+            const time: HrTime =
+              back === 0 || model.length === 0
+                ? [latest, 0]
+                : before === undefined
+                  ? [model[0]!.event.time[0] - 1, 0]
+                  : [before.event.time[0], before.event.time[1] === 0 ? 1 : 0];
+            const h = held(time[0], time[1], 1);
+            events.add(h);
+            model.push(h);
+            model.sort(compareHeld);
+            for (let t = 0; t < takes && model.length > 0; t += 1) {
+              expect(events.shift()).toBe(model.shift());
+            }
+            expect(events.length).toBe(model.length);
+            expect(events.peek()).toBe(model[0]);
+            expect(events.has(h.event.time, h)).toBe(
+              model.some((m) => m.fingerprint === h.fingerprint),
+            );
+          }
+          expect(events.takeAll()).toEqual(model);
+          expect(events.length).toBe(0);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('holds a long run in order across the compaction of its front, and any order at once', () => {
     const events = new HeldEvents();
     const taken: number[] = [];
