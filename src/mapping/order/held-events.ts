@@ -3,6 +3,7 @@ import { compareHrTime } from '../../events/hr-time.js';
 import { compareHeld, pop, push } from './held-heap.js';
 import type { Printed } from './event-fingerprint.js';
 import type { Held } from './held-heap.js';
+import { PrintCounts } from './print-counts.js';
 
 /** Consumed entries at the front of `ordered` are cut off past this many (and half of it). */
 const COMPACT_AFTER = 64;
@@ -31,11 +32,11 @@ export class HeldEvents {
   private head = 0;
   /** Displaced events: a min-heap by (time, arrival). */
   private displaced: Held[] | undefined;
-  private displacedPrints: Map<number, number> | undefined;
+  private displacedPrints: PrintCounts | undefined;
   /** The latest time among the displaced events held (an upper bound while any is held). */
   private displacedLatest: HrTime | undefined;
   /** The in-order events' fingerprints: kept only after a long walk. */
-  private orderedPrints: Map<number, number> | undefined;
+  private orderedPrints: PrintCounts | undefined;
 
   get length(): number {
     return this.ordered.length - this.head + (this.displaced?.length ?? 0);
@@ -57,11 +58,11 @@ export class HeldEvents {
       ordered[at] = held;
     } else at = -1;
     if (at >= 0) {
-      if (this.orderedPrints !== undefined) count(this.orderedPrints, held.fingerprint, 1);
+      this.orderedPrints?.add(held.fingerprint);
       return;
     }
     push((this.displaced ??= []), held);
-    count((this.displacedPrints ??= new Map<number, number>()), held.fingerprint, 1);
+    (this.displacedPrints ??= new PrintCounts()).add(held.fingerprint);
     if (
       this.displacedLatest === undefined ||
       compareHrTime(held.event.time, this.displacedLatest) > 0
@@ -83,14 +84,14 @@ export class HeldEvents {
     if (earliest === undefined) return undefined;
     if (earliest === this.displaced?.[0]) {
       pop(this.displaced);
-      count(this.displacedPrints!, earliest.fingerprint, -1);
+      this.displacedPrints!.delete(earliest.fingerprint);
       if (this.displaced.length === 0) this.displacedLatest = undefined;
       return earliest;
     }
     const ordered = this.ordered;
     ordered[this.head] = undefined as unknown as Held;
     this.head += 1;
-    if (this.orderedPrints !== undefined) count(this.orderedPrints, earliest.fingerprint, -1);
+    this.orderedPrints?.delete(earliest.fingerprint);
     if (this.head === ordered.length) {
       ordered.length = 0;
       this.head = 0;
@@ -138,10 +139,10 @@ export class HeldEvents {
     return this.countOrderedPrints().has(fingerprint);
   }
 
-  private countOrderedPrints(): Map<number, number> {
-    const prints = new Map<number, number>();
+  private countOrderedPrints(): PrintCounts {
+    const prints = new PrintCounts();
     for (let i = this.head; i < this.ordered.length; i += 1)
-      count(prints, this.ordered[i]!.fingerprint, 1);
+      prints.add(this.ordered[i]!.fingerprint);
     return (this.orderedPrints = prints);
   }
 
@@ -151,11 +152,4 @@ export class HeldEvents {
     for (let held = this.shift(); held !== undefined; held = this.shift()) all.push(held);
     return all;
   }
-}
-
-/** Counts a fingerprint held (+1) or let go (−1): two held events may share one. */
-function count(prints: Map<number, number>, print: number, by: 1 | -1): void {
-  const now = (prints.get(print) ?? 0) + by;
-  if (now > 0) prints.set(print, now);
-  else prints.delete(print);
 }
