@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -6,7 +5,9 @@ import { INPUT_DIALECTS } from '../events/dialect-name.js';
 import type { InputDialect } from '../events/dialect-name.js';
 import { brokerCommand, routeCommand } from './broker-args.js';
 import type { Command, CommonOptions } from './command.js';
+import { readTls, toPort } from './listen-args.js';
 import { UsageError } from './usage-error.js';
+import { usageProblem } from './usage-problem.js';
 export { USAGE } from './usage.js';
 import { COMMAND_OPTIONS, isCommandName } from './usage.js';
 
@@ -243,45 +244,6 @@ export function parseCommand(
 
 function defaultCrabtalkSocket(): string {
   return join(homedir(), '.crabtalk', 'run', 'crabtalk.sock');
-}
-
-function toPort(raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--port must be 0–65535, got ${raw}`);
-  return port;
-}
-
-function readTls(
-  certFile: string | undefined,
-  keyFile: string | undefined,
-): { cert: string; key: string } | undefined {
-  if (certFile === undefined && keyFile === undefined) return undefined;
-  if (certFile === undefined || keyFile === undefined)
-    throw new UsageError('--tls-cert and --tls-key go together');
-  try {
-    return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
-  } catch (error) {
-    throw new UsageError(
-      `cannot read the TLS files: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-}
-
-/** A parser error as one line that says what to do: the option and where its command's help is. */
-function usageProblem(error: unknown, argv: readonly string[]): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const command = argv.find((a) => !a.startsWith('-'));
-  const help =
-    command !== undefined && isCommandName(command)
-      ? `agent-otel-bridge ${command} --help`
-      : 'agent-otel-bridge help';
-  const unknown = /Unknown option '([^']+)'/.exec(text);
-  if (unknown !== null) return `unknown option ${unknown[1]}; see '${help}'`;
-  const missing = /Option '(-\S+)(?:, -\S+)?[^']*' argument missing/.exec(text);
-  if (missing !== null) return `${missing[1]} needs a value; see '${help}'`;
-  return `${text.split('. ')[0]}; see '${help}'`;
 }
 
 /** The run-sampling flags, as the environment variables the export pipeline reads (checked there). */

@@ -1,6 +1,6 @@
 import { createNoopMeter, TraceFlags } from '@opentelemetry/api';
 import type { Span } from '@opentelemetry/api';
-import type { AgentEvent, TerminalEvent } from '../events/agent-event.js';
+import type { AgentEvent } from '../events/agent-event.js';
 import { isTerminal } from '../events/agent-event.js';
 import { compareHrTime, maxHrTime } from '../events/hr-time.js';
 import type { DialectName } from '../events/dialect-name.js';
@@ -11,11 +11,11 @@ import { agentMetricAttributes, createInstruments } from './metrics/instruments.
 import { endRun } from './spans/run-span.js';
 import { startRun } from './spans/run-span.js';
 import type { RunEnding } from './spans/run-span.js';
+import { toEnding } from './spans/run-ending.js';
 import { RecencyList } from './recency-list.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
 import type { TrackerContext } from './tracker-context.js';
-import { toRunErrorType } from './privacy/error-class.js';
 import type { Printed } from './order/event-fingerprint.js';
 
 /** What the tracker did with one event. */
@@ -280,27 +280,6 @@ export class RunTracker {
         // A listener's failure must not break the mapping.
       }
     }
-  }
-}
-
-function toEnding(ctx: TrackerContext, run: RunRecord, event: TerminalEvent): RunEnding {
-  switch (event.type) {
-    case 'RunCompleted':
-      return {
-        outcome: 'completed',
-        time: event.time,
-        ...(event.finishReason === undefined ? {} : { finishReason: event.finishReason }),
-        ...(event.iterations === undefined ? {} : { iterations: event.iterations }),
-      };
-    case 'RunFailed':
-      return {
-        outcome: 'failed',
-        time: event.time,
-        errorType: toRunErrorType(event.error, run.sawDoomLoop),
-        ...(ctx.exportErrorText ? { errorMessage: ctx.freeText(event.error) } : {}),
-      };
-    case 'RunCancelled':
-      return { outcome: 'cancelled', time: event.time };
   }
 }
 

@@ -1,20 +1,12 @@
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { OTLPMetricExporter as OTLPMetricExporterJson } from '@opentelemetry/exporter-metrics-otlp-http';
-import { OTLPMetricExporter as OTLPMetricExporterProto } from '@opentelemetry/exporter-metrics-otlp-proto';
-import { OTLPTraceExporter as OTLPTraceExporterJson } from '@opentelemetry/exporter-trace-otlp-http';
 import {
   ConsoleMetricExporter,
   MeterProvider,
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
 import type { IMetricReader, PushMetricExporter } from '@opentelemetry/sdk-metrics';
-import {
-  BatchSpanProcessor,
-  ConsoleSpanExporter,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace';
+import { ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { SpanExporter, SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { OtlpProtoTraceExporter } from './otlp/otlp-proto-trace-exporter.js';
 import { samplerFromEnv } from './sampler-choice.js';
 import {
   destinationMetricExporter,
@@ -31,12 +23,14 @@ import { randomUUID } from 'node:crypto';
 import type { Env } from '../sink-options.js';
 import { AgentRunIdGenerator } from '../mapping/id-generator.js';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.js';
-import { resolveExporterNames, resolveProtocol } from './exporter-choice.js';
+import { resolveExporterNames } from './exporter-choice.js';
 import { WatchedMetricExporter, WatchedSpanExporter } from './export/export-watcher.js';
 import { RetryingMetricExporter, RetryingSpanExporter } from './export/retrying-export.js';
 import { SerialMetricExporter } from './export/serial-metric-exporter.js';
 import { Outage } from './export/outage.js';
 import { probeCollector } from './collector-probe.js';
+import { batchProcessor, envMillis } from './batch-processor-from-env.js';
+import { chooseMetricExporters, otlpTraceExporter } from './otlp-exporters.js';
 import {
   DEFAULT_MAX_EXPORT_BYTES,
   SizeBoundedSpanExporter,
@@ -45,7 +39,6 @@ import {
 /** How much longer than the holding a processor or reader waits for an export. */
 const HELD_EXPORT_MARGIN_MILLIS = 30_000;
 import type { ExportListener } from './export/export-watcher.js';
-import { grpcMetricExporter, grpcSpanExporter } from './export/grpc-exporters.js';
 
 export interface TelemetryOptions {
   /** Environment to read (`OTEL_*`). Default: `process.env`. */
@@ -92,9 +85,6 @@ export interface Telemetry {
 }
 
 const DEFAULT_METRIC_EXPORT_INTERVAL_MILLIS = 60_000;
-/** Larger than the SDK's 2048 so that replaying a log does not drop spans between flushes. */
-export const DEFAULT_BSP_MAX_QUEUE_SIZE = 65_536;
-const DEFAULT_BSP_MAX_EXPORT_BATCH_SIZE = 2048;
 
 /**
  * Starts standalone tracer and meter providers for users without their own SDK setup (and for
@@ -278,50 +268,4 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
       await meterProvider.shutdown();
     },
   };
-}
-
-function otlpTraceExporter(env: Env): SpanExporter {
-  const protocol = resolveProtocol(env, 'TRACES');
-  if (protocol === 'grpc') return grpcSpanExporter();
-  return protocol === 'http/json' ? new OTLPTraceExporterJson() : new OtlpProtoTraceExporter();
-}
-
-/** The metric exporters the environment names (a list: every one gets a reader). */
-function chooseMetricExporters(env: Env): PushMetricExporter[] {
-  return resolveExporterNames(env, 'OTEL_METRICS_EXPORTER').map((name) => {
-    if (name === 'console') return new ConsoleMetricExporter();
-    const protocol = resolveProtocol(env, 'METRICS');
-    if (protocol === 'grpc') return grpcMetricExporter();
-    return protocol === 'http/json' ? new OTLPMetricExporterJson() : new OTLPMetricExporterProto();
-  });
-}
-
-/**
- * The batch span processor as the OTEL_BSP_* variables configure it (SDK 3 reads them only in
- * sdk-node). Spans dropped because its queue is full are counted in the SDK's own
- * `otel.sdk.processor.span.processed{error.type="queue_full"}`, exported with the bridge's metrics.
- */
-function batchProcessor(
-  env: Env,
-  exporter: SpanExporter,
-  selfObsMeterProvider: MeterProvider,
-  leastTimeout: number | undefined,
-): SpanProcessor {
-  const delay = envMillis(env, 'OTEL_BSP_SCHEDULE_DELAY');
-  const configured = envMillis(env, 'OTEL_BSP_EXPORT_TIMEOUT');
-  const timeout = leastTimeout === undefined ? configured : Math.max(configured ?? 0, leastTimeout);
-  return new BatchSpanProcessor({
-    exporter,
-    maxQueueSize: envMillis(env, 'OTEL_BSP_MAX_QUEUE_SIZE') ?? DEFAULT_BSP_MAX_QUEUE_SIZE,
-    maxExportBatchSize:
-      envMillis(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE') ?? DEFAULT_BSP_MAX_EXPORT_BATCH_SIZE,
-    ...(delay === undefined ? {} : { scheduledDelayMillis: delay }),
-    ...(timeout === undefined ? {} : { exportTimeoutMillis: timeout }),
-    selfObsMeterProvider,
-  });
-}
-
-function envMillis(env: Env, name: string): number | undefined {
-  const value = Number(env[name]);
-  return Number.isFinite(value) && value > 0 ? value : undefined;
 }

@@ -3,7 +3,7 @@ import { envInt } from '../../config.js';
 import type { Refusal } from '../../sources/http-source.js';
 import { describeTraceDestination } from '../../telemetry/index.js';
 import { createPrometheusReader } from '../../telemetry/prometheus-reader.js';
-import { DEFAULT_BSP_MAX_QUEUE_SIZE } from '../../telemetry/start-telemetry.js';
+import { DEFAULT_BSP_MAX_QUEUE_SIZE } from '../../telemetry/batch-processor-from-env.js';
 import { EXIT_UNDELIVERED } from '../delivery.js';
 import { startLocalBackend } from './serve-backend.js';
 import type { CommonOptions, Io, ServeOptions } from '../command.js';

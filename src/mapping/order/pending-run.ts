@@ -4,7 +4,7 @@ import type { HrTime } from '@opentelemetry/api';
 import type { AgentEvent } from '../../events/agent-event.js';
 import { compareHrTime } from '../../events/hr-time.js';
 import type { DialectName } from '../../events/dialect-name.js';
-import type { AppliedPrints } from './applied-prints.js';
+import { AppliedPrints } from './applied-prints.js';
 import { eventFingerprint } from './event-fingerprint.js';
 import type { Held, Settler } from './held-heap.js';
 import type { HeldEvents } from './held-events.js';
@@ -19,6 +19,17 @@ export interface PendingRun {
   appliedUpTo: HrTime | undefined;
   /** Fingerprints of the events applied at exactly `appliedUpTo` (at most `seenPerRun`). */
   readonly appliedPrints: AppliedPrints;
+}
+
+/** A run's state when its first event is taken: nothing held, nothing applied. */
+export function newPendingRun(runId: string): PendingRun {
+  return {
+    runId,
+    held: undefined,
+    terminal: undefined,
+    appliedUpTo: undefined,
+    appliedPrints: new AppliedPrints(),
+  };
 }
 
 /**

@@ -2,20 +2,18 @@ import type { AgentEvent } from '../../events/agent-event.js';
 import { isTerminal } from '../../events/agent-event.js';
 import { compareHrTime } from '../../events/hr-time.js';
 import type { DialectName } from '../../events/dialect-name.js';
-import { AppliedPrints } from './applied-prints.js';
 import { ArrivalQueue } from './arrival-queue.js';
 import { Fifo } from './fifo.js';
 import { compareHeld } from './held-heap.js';
 import type { Held, Settler } from './held-heap.js';
 import { HeldEvents } from './held-events.js';
-import { isSeen, Pending } from './pending-run.js';
+import { isSeen, newPendingRun, Pending } from './pending-run.js';
 import type { PendingRun } from './pending-run.js';
 
 export type { Settler } from './held-heap.js';
 import type { OfferOutcome, ReorderOptions } from './reorder-options.js';
+import { duplicateEvent, HELD, lateForWindow, secondTerminal } from './reorder-outcomes.js';
 import type { RunTracker, TrackOutcome } from '../run-tracker.js';
-
-const HELD: OfferOutcome = { outcome: 'accepted', held: true };
 
 /**
  * Puts each run's events back into the order of their own timestamps before the tracker applies
@@ -79,20 +77,10 @@ export class ReorderBuffer {
     let run = this.runs.get(event.runId);
     if (run === undefined) {
       this.makeRoom();
-      run = {
-        runId: event.runId,
-        held: undefined,
-        terminal: undefined,
-        appliedUpTo: undefined,
-        appliedPrints: new AppliedPrints(),
-      };
+      run = newPendingRun(event.runId);
       this.runs.set(event.runId, run);
     } else if (isSeen(run, held)) {
-      return {
-        outcome: 'duplicate',
-        reason: 'duplicate_event',
-        message: `duplicate ${event.type} for run ${event.runId}`,
-      };
+      return duplicateEvent(event);
     }
     const terminal = isTerminal(event);
     if (
@@ -104,11 +92,7 @@ export class ReorderBuffer {
         'reorder_window',
         'an event arrived after later events of its run were applied (a redelivery, or displaced beyond the reorder window); it is counted as late',
       );
-      return {
-        outcome: 'late',
-        reason: 'reorder_window',
-        message: `${event.type} of run ${event.runId} arrived after later events of the run were applied`,
-      };
+      return lateForWindow(event);
     }
     const now = this.options.now();
     if (!this.replaying) this.inputs += 1;
@@ -119,18 +103,13 @@ export class ReorderBuffer {
         this.closing.push({ run, arrivedAt: now, input: this.inputs });
         this.heldCount += 1;
       } else if (compareHeld(held, run.terminal) >= 0) {
-        return {
-          outcome: 'late',
-          reason: 'second_terminal',
-          message: `${event.type} for run ${event.runId}, which already ended`,
-        };
+        return secondTerminal(event, 'which already ended');
       }
       // Of two different terminal events, the earlier one ends the run, whichever came first.
-      run.terminal?.settler?.settled(run.terminal.index, {
-        outcome: 'late',
-        reason: 'second_terminal',
-        message: `${run.terminal.event.type} for run ${event.runId}, which ended earlier`,
-      });
+      run.terminal?.settler?.settled(
+        run.terminal.index,
+        secondTerminal(run.terminal.event, 'which ended earlier'),
+      );
       run.terminal = held;
       if (this.options.graceByEvents) this.closeDue(now);
       else if (this.options.graceMillis === 0) this.tick();

@@ -5,15 +5,14 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import type { Attributes, HrTime, SpanContext } from '@opentelemetry/api';
 import type { AssistantMessageCommitted, UsageRecorded } from '../../events/agent-event.js';
 import { maxHrTime, secondsBetween } from '../../events/hr-time.js';
-import type { UsageTokens } from '../../pricing/price-table.js';
-import { totalInput } from '../../pricing/token-classes.js';
 import { costAttributes, priceUsage, usageTokens } from '../cost.js';
 import { chatMetricAttributes } from '../metrics/instruments.js';
 import { recordOnce } from '../metrics/record-once.js';
-import { toContentAttribute } from '../privacy/content.js';
 import type { ChatRecord, MutableModel, RunRecord, SpanNote } from '../run-state.js';
 import * as S from '../semconv.js';
 import type { TrackerContext } from '../tracker-context.js';
+import { recordInferenceCall, recordInferenceUsage } from './chat-metrics.js';
+import { chatSpanAttributes } from './chat-span-attributes.js';
 import { takeAttributes, takeEvent } from './span-budget.js';
 import { SpanKind, startSpan, within } from './start-span.js';
 
@@ -173,20 +172,6 @@ function recordUsageApart(ctx: TrackerContext, run: RunRecord, event: UsageRecor
   run.span.addEvent(S.EVENT_USAGE_AFTER_CALL, attributes, event.time);
 }
 
-/** The current conventions' usage counters (each a subset where the conventions say so). */
-function recordInferenceUsage(run: RunRecord, base: Attributes, tokens: UsageTokens): void {
-  const attributes = { ...base, [S.ATTR_GEN_AI_TOKEN_MODALITY]: S.GEN_AI_TOKEN_MODALITY_UNKNOWN };
-  const input = totalInput(tokens);
-  recordOnce(run, (i) => {
-    const m = i.inference;
-    m.inputTokens.add(input, attributes);
-    m.outputTokens.add(tokens.output, attributes);
-    m.cacheReadInputTokens.add(tokens.cacheRead, attributes);
-    m.cacheWriteInputTokens.add(tokens.cacheWrite, attributes);
-    m.reasoningOutputTokens.add(tokens.reasoning, attributes);
-  });
-}
-
 /** AssistantMessageCommitted: ends the model call; takes the provider, model and finish reason it names. */
 export function commitMessage(
   ctx: TrackerContext,
@@ -265,69 +250,4 @@ export function finalizeChat(
     recordOnce(run, (i) => i.timeToFirstChunk.record(toFirst, metricAttributes));
   }
   if (ctx.latestGenAi === true) recordInferenceCall(run, chat, metricAttributes, duration, tokens);
-}
-
-/**
- * The current conventions' metrics of a finished call: its duration, time to first chunk, usage
- * counters (0 with modality `unknown` when it reported none, as the conventions ask) and per-call
- * token histograms.
- */
-function recordInferenceCall(
-  run: RunRecord,
-  chat: ChatRecord,
-  attributes: Attributes,
-  duration: number,
-  tokens: UsageTokens | undefined,
-): void {
-  const timed = !run.timedByArrival;
-  if (timed) recordOnce(run, (i) => i.inference.duration.record(duration, attributes));
-  const firstChunk = chat.firstChunk;
-  if (firstChunk !== undefined && timed) {
-    const toFirst = secondsBetween(firstChunk, chat.start);
-    recordOnce(run, (i) => i.inference.timeToFirstChunk.record(toFirst, attributes));
-  }
-  const usage = tokens ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
-  const { [S.ATTR_ERROR_TYPE]: _errorType, ...usageAttributes } = attributes;
-  recordInferenceUsage(run, usageAttributes, usage);
-  const input = totalInput(usage);
-  recordOnce(run, (i) => {
-    i.inference.operationInputTokens.record(input, attributes);
-    i.inference.operationOutputTokens.record(usage.output, attributes);
-  });
-}
-
-/** The span's attributes (its metric points have their own, low-cardinality set). */
-function chatSpanAttributes(ctx: TrackerContext, chat: ChatRecord): Attributes {
-  const attributes: Attributes = { [S.ATTR_GEN_AI_OPERATION_NAME]: S.GEN_AI_OPERATION_CHAT };
-  const set = (key: string, value: number | string | string[] | undefined) => {
-    if (value !== undefined) attributes[key] = value;
-  };
-  set(S.ATTR_GEN_AI_PROVIDER_NAME, chat.provider);
-  set(S.ATTR_GEN_AI_REQUEST_MODEL, chat.model);
-  set(S.ATTR_GEN_AI_CONVERSATION_ID, chat.conversationId);
-  set(S.ATTR_SESSION_ID, chat.conversationId);
-  attributes[S.ATTR_AGENT_ITERATION_NUMBER] = chat.iteration;
-  if (chat.firstChunk !== undefined)
-    attributes[S.ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = secondsBetween(
-      chat.firstChunk,
-      chat.start,
-    );
-  set(S.ATTR_GEN_AI_USAGE_INPUT_TOKENS, chat.inputTokens);
-  set(S.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, chat.outputTokens);
-  set(S.ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, chat.cacheReadTokens);
-  set(S.ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, chat.cacheCreationTokens);
-  if (ctx.latestGenAi === true)
-    set(S.ATTR_GEN_AI_USAGE_CACHE_WRITE_INPUT_TOKENS, chat.cacheCreationTokens);
-  set(S.ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS, chat.reasoningTokens);
-  if (chat.finishReason !== undefined)
-    set(S.ATTR_GEN_AI_RESPONSE_FINISH_REASONS, [chat.finishReason]);
-  if (ctx.captureContent && chat.text !== '') {
-    const content = toContentAttribute(chat.text, ctx.maxContentBytes, ctx.scrub);
-    attributes[S.ATTR_GEN_AI_OUTPUT_MESSAGES] = JSON.stringify([
-      { role: 'assistant', parts: [{ type: 'text', content }] },
-    ]);
-  }
-  if (chat.end === undefined || chat.incomplete) attributes[S.ATTR_AGENT_SPAN_INCOMPLETE] = true;
-  if (chat.errorType !== undefined) attributes[S.ATTR_ERROR_TYPE] = chat.errorType;
-  return attributes;
 }
