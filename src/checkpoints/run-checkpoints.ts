@@ -1,7 +1,7 @@
 import type { Meter } from '@opentelemetry/api';
 import type { AgentEvent } from '../events/agent-event.js';
 import type { DialectName } from '../events/dialect-name.js';
-import type { BridgeSink } from '../sink/bridge-sink.js';
+import type { BridgeSink } from '../sink/bridge-sink-api.js';
 import type { HandleResult } from '../sink/agent-otel-sink.js';
 import type { Delivery, DeliveryLedger } from '../sources/delivery-ledger.js';
 import type { CheckpointStore } from './checkpoint-store.js';

@@ -5,7 +5,7 @@ import type { InputDialect } from '../events/dialect-name.js';
 import type { RunSummary } from '../mapping/tracker-context.js';
 import type { AgentOtelSinkOptions, Env } from '../sink-options.js';
 import { createBridgeSink } from '../sink/bridge-sink.js';
-import type { BridgeSink, BridgeSinkHooks } from '../sink/bridge-sink.js';
+import type { BridgeSink, BridgeSinkHooks } from '../sink/bridge-sink-api.js';
 import { DeliveryTally } from '../telemetry/export/delivery-tally.js';
 import { resolveExporterName } from '../telemetry/exporter-choice.js';
 import { startTelemetry } from '../telemetry/index.js';

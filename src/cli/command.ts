@@ -4,7 +4,7 @@ import type { Writable } from 'node:stream';
 import type { InputDialect } from '../events/dialect-name.js';
 import type { RouterOptions } from '../partitions/router.js';
 import type { Env } from '../sink-options.js';
-import type { HttpSourceOptions } from '../sources/http-source.js';
+import type { HttpSourceOptions } from '../sources/http-source-options.js';
 import type { NatsSourceOptions } from '../sources/nats-source.js';
 import type { InputLine } from '../sources/ndjson-lines.js';
 import type { RedisSourceOptions } from '../sources/redis-source.js';

@@ -1,5 +1,5 @@
 import { diag, metrics, trace } from '@opentelemetry/api';
-import type { AgentOtelSink, EventOutcome, EventStream, HandleResult } from './agent-otel-sink.js';
+import type { EventOutcome, EventStream, HandleResult } from './agent-otel-sink.js';
 import { resolveConfig } from '../config.js';
 import { createLineDecoder } from '../dialects/detect.js';
 import type { LineDecoder, LineResult } from '../dialects/detect.js';
@@ -9,62 +9,16 @@ import { createTrackedArrivalClock, markArrivalTimed } from '../dialects/shared/
 import type { TrackedArrivalClock } from '../dialects/shared/stream-clock.js';
 import { RunIdClaims } from './run-id-claims.js';
 import type { AgentEvent } from '../events/agent-event.js';
-import type { OpenRun } from '../mapping/open-runs.js';
 import { nativeEventProblem } from '../events/native-event-check.js';
 import { flushProviders } from './flush-providers.js';
 import { acceptedAnswer, InputOutcome } from './input-outcome.js';
 import { createSinkMapping } from './sink-mapping.js';
 import type { AgentOtelSinkOptions } from '../sink-options.js';
 import { PACKAGE_NAME } from '../version.js';
-
-/** What the bridge's own sources need beyond the public sink (not part of the public API). */
-export interface BridgeSink extends AgentOtelSink {
-  /** Maps what a source decoded itself (e.g. crabtalk daemon frames). Never throws. */
-  handleParsed(result: ParseResult, dialect: DialectName | 'unknown'): HandleResult;
-  /** Counts a hit of a source's own limit (e.g. `request_rate`) in `agent_bridge.limits.hit`; says so once. */
-  limitHit(limit: string, message: string): void;
-  /** Counts an input the caller rejected before parsing (an oversize line, invalid UTF-8). */
-  reject(reason: string, message: string): HandleResult;
-  /** Forgets a finished run so that its redelivered events rebuild it (after a failed export). */
-  forgetRun(runId: string): void;
-  /**
-   * Lets a run go unended, held events and all, because its events now go to another consumer
-   * (a partition moved away); delivered here again, they rebuild it from the start.
-   */
-  dropRun(runId: string): void;
-  /**
-   * Rebuilds a run from its checkpointed events (they were accepted once, in `dialect`); the first
-   * `metricWrites` metric writes they make were made before, where the checkpoint was saved.
-   */
-  restoreRun(events: readonly AgentEvent[], dialect: DialectName, metricWrites?: number): void;
-  /** Metric writes an open run made so far, for its checkpoint (undefined: not open here). */
-  metricWritesOf(runId: string): number | undefined;
-  /** Takes a run as finished and durable elsewhere: its events are not made into a run again. */
-  markFinished(runId: string): void;
-  /**
-   * Events on their way back (a source's messages lost in flight) may be older than events held
-   * now: nothing held is applied by time for `millis`, and no run's grace period ends meanwhile.
-   */
-  holdFor(millis: number): void;
-  /**
-   * The time (the sink's clock) through which everything published upstream has reached this
-   * sink, asked at each tick: held events and grace periods count time only up to it.
-   */
-  readThrough(through: () => number): void;
-  /** The runs in progress, oldest first, at most `limit` (`GET /runs`), and how many are open. */
-  openRuns(limit: number): { readonly open: number; readonly runs: readonly OpenRun[] };
-}
-
-/** Hooks of the bridge's own sources. */
-export interface BridgeSinkHooks {
-  /** Each event taken for its run (held or applied), as it was applied. */
-  readonly onAccepted?: (event: AgentEvent, dialect: DialectName) => void;
-}
+import type { BridgeSink, BridgeSinkHooks } from './bridge-sink-api.js';
+import { Housekeeping } from './housekeeping.js';
 
 const log = diag.createComponentLogger({ namespace: PACKAGE_NAME });
-
-/** A housekeeping tick later than its interval by more than this took place after a stall. */
-const STALL_MILLIS = 250;
 
 /** The sink with the sources' own entry points (the CLI's sources use it). */
 export function createBridgeSink(
@@ -83,32 +37,7 @@ export function createBridgeSink(
     late: 0,
     duplicate: 0,
   };
-  // One timer applies held events, ends runs after their grace and abandons idle runs.
-  let timer: ReturnType<typeof setInterval> | undefined;
-  let lastIdleSweep = 0;
-  let lastTickAt: number | undefined;
-  const housekeeping = () => {
-    // A tick far later than its interval means the process did not run meanwhile (a stall: an
-    // overloaded machine, a long pause): what arrived during it is still unread, so the reorder
-    // window, which counts time the bridge could read, is given the stalled time back.
-    const tickAt = config.now();
-    if (lastTickAt !== undefined && tickAt - lastTickAt > tickMillis + STALL_MILLIS)
-      buffer.holdFor(tickAt - lastTickAt);
-    lastTickAt = tickAt;
-    buffer.tick();
-    const now = config.now();
-    if (now - lastIdleSweep >= config.idleSweepIntervalMillis) {
-      lastIdleSweep = now;
-      tracker.abandonIdle();
-    }
-  };
-  const tickMillis = Math.min(
-    250,
-    Math.max(
-      10,
-      Math.floor(Math.min(config.reorderWindowMillis || 1000, config.lateGraceMillis || 1000) / 4),
-    ),
-  );
+  const housekeeping = new Housekeeping(config, buffer, tracker, safely);
   let closed = false;
 
   const count = (result: HandleResult): HandleResult => {
@@ -133,12 +62,7 @@ export function createBridgeSink(
       const guarded = guardIdentifiers(event);
       const offered = buffer.offer(guarded, dialect, input, index);
       if (offered.outcome === 'accepted') hooks.onAccepted?.(guarded, dialect);
-      if (timer === undefined) {
-        lastIdleSweep = config.now();
-        lastTickAt = lastIdleSweep;
-        timer = setInterval(() => safely(housekeeping), tickMillis);
-        timer.unref();
-      }
+      housekeeping.start();
       input.offered(
         index,
         offered.outcome === 'accepted'
@@ -343,7 +267,7 @@ export function createBridgeSink(
     async shutdown(options = {}) {
       if (closed) return;
       closed = true;
-      if (timer !== undefined) clearInterval(timer);
+      housekeeping.stop();
       // Nothing more is coming: held events are applied and runs in their grace period end.
       safely(() => buffer.drain());
       if (options.endOpenRuns !== false) safely(() => tracker.abandonAll('shutdown'));

@@ -1,5 +1,5 @@
 import type { InputDialect } from '../events/dialect-name.js';
-import type { BridgeSink } from '../sink/bridge-sink.js';
+import type { BridgeSink } from '../sink/bridge-sink-api.js';
 import type { EventStream, HandleResult } from '../sink/agent-otel-sink.js';
 import type { OpenRunsView } from './open-runs-answer.js';
 

@@ -13,7 +13,7 @@ import { AgentRunIdGenerator } from '../../src/index.js';
 import type { AgentOtelSinkOptions } from '../../src/index.js';
 // The harness reaches the sources' entry points too (reject, forgetRun, …).
 import { createBridgeSink } from '../../src/sink/bridge-sink.js';
-import type { BridgeSink, BridgeSinkHooks } from '../../src/sink/bridge-sink.js';
+import type { BridgeSink, BridgeSinkHooks } from '../../src/sink/bridge-sink-api.js';
 
 /** A metric reader the test collects from by hand. */
 export class ManualReader extends MetricReader {

@@ -8,7 +8,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { AgentRunIdGenerator } from '../../src/mapping/id-generator.js';
 import { createBridgeSink } from '../../src/sink/bridge-sink.js';
-import type { BridgeSink } from '../../src/sink/bridge-sink.js';
+import type { BridgeSink } from '../../src/sink/bridge-sink-api.js';
 import type { RunSamplingPolicy } from '../../src/telemetry/sampling/run-sampling-policy.js';
 import { RunSamplingProcessor } from '../../src/telemetry/sampling/run-sampling-processor.js';
 import { ManualReader } from './harness.js';

@@ -1,6 +1,6 @@
 import { startHttpSource } from '../../sources/http-source.js';
 import { envInt } from '../../config.js';
-import type { Refusal } from '../../sources/http-source.js';
+import type { Refusal } from '../../sources/http-source-options.js';
 import { describeTraceDestination } from '../../telemetry/index.js';
 import { createPrometheusReader } from '../../telemetry/prometheus-reader.js';
 import { DEFAULT_BSP_MAX_QUEUE_SIZE } from '../../telemetry/batch-processor-from-env.js';
