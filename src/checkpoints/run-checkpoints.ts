@@ -1,49 +1,13 @@
-import type { Meter } from '@opentelemetry/api';
 import type { AgentEvent } from '../events/agent-event.js';
 import type { DialectName } from '../events/dialect-name.js';
-import type { BridgeSink } from '../sink/bridge-sink-api.js';
 import type { HandleResult } from '../sink/agent-otel-sink.js';
-import type { Delivery, DeliveryLedger } from '../sources/delivery-ledger.js';
-import type { CheckpointStore } from './checkpoint-store.js';
+import type { Delivery } from '../sources/delivery-ledger.js';
 import { compactEvents } from './compact-events.js';
-
-export interface RunCheckpointsOptions {
-  readonly store: CheckpointStore;
-  readonly sink: Pick<BridgeSink, 'restoreRun' | 'markFinished' | 'metricWritesOf' | 'dropRun'>;
-  readonly ledger: DeliveryLedger;
-  /** A run holding this many unacknowledged messages is checkpointed (and again per as many more). */
-  readonly everyMessages: number;
-  readonly content: { readonly capture: boolean; readonly maxTextChars: number };
-  /** Said once per kind of trouble. */
-  readonly report: (message: string) => void;
-  /** The clock metric collections are timed by (epoch milliseconds). */
-  readonly now?: () => number;
-  /**
-   * Whether this instance may still write the partition's checkpoints (it owns the partition and
-   * its lease cannot have lapsed); asked right before each write. Without partitions: always.
-   */
-  readonly mayWrite?: ((partition: number) => boolean) | undefined;
-  /** For the instance's own metrics. */
-  readonly meter?: Meter | undefined;
-}
-
-interface RunLog {
-  readonly dialect: DialectName;
-  /** Its events so far: the last checkpoint's, compacted, then those taken since. */
-  events: AgentEvent[];
-  /** What its last saved checkpoint holds (undefined: none saved). */
-  saved: AgentEvent[] | undefined;
-  /** The metric writes its last saved checkpoint covers. */
-  savedWrites: number;
-  /** Metric writes known to be exported: what its next checkpoint says were made. */
-  durableWrites: number;
-  /** Writes made by a time: exported once a metric collection taken after it is. */
-  madeBy: { readonly at: number; readonly writes: number } | undefined;
-  partition: number | undefined;
-  /** The save under way, if any. */
-  saving: Promise<void> | undefined;
-  ended: boolean;
-}
+import { observeCheckpointCounts } from './checkpoint-counts.js';
+import type { CheckpointCounts } from './checkpoint-counts.js';
+import type { RunCheckpointsOptions } from './run-checkpoints-options.js';
+import { newRunLog, restoredRunLog } from './run-log.js';
+import type { RunLog } from './run-log.js';
 
 /** A partition's restored runs are replayed after this long if no message of it came first. */
 const REPLAY_RESTORED_AFTER_MILLIS = 5000;
@@ -68,7 +32,7 @@ export class RunCheckpoints {
   // While a run is rebuilt from a log, its events are in the log already.
   private replaying = false;
   /** Checkpoints saved, runs restored from one, and saves that failed. */
-  readonly counts = { saved: 0, restored: 0, finished: 0, failed: 0, fenced: 0 };
+  readonly counts: CheckpointCounts = { saved: 0, restored: 0, finished: 0, failed: 0, fenced: 0 };
 
   private saving = 0;
   private readonly now: () => number;
@@ -80,15 +44,7 @@ export class RunCheckpoints {
 
   constructor(private readonly options: RunCheckpointsOptions) {
     this.now = options.now ?? Date.now;
-    options.meter
-      ?.createObservableCounter('agent_bridge.checkpoints', {
-        description: "Open runs' checkpoints saved, restored, marked finished, failed",
-        unit: '{checkpoint}',
-      })
-      .addCallback((result) => {
-        for (const [outcome, count] of Object.entries(this.counts))
-          result.observe(count, { 'agent_bridge.checkpoint.outcome': outcome });
-      });
+    observeCheckpointCounts(options.meter, this.counts);
   }
 
   /** Checkpoint saves under way. */
@@ -100,18 +56,7 @@ export class RunCheckpoints {
   accepted(event: AgentEvent, dialect: DialectName): void {
     if (this.replaying) return;
     const log = this.logs.get(event.runId);
-    if (log === undefined)
-      this.logs.set(event.runId, {
-        dialect,
-        events: [event],
-        saved: undefined,
-        savedWrites: 0,
-        durableWrites: 0,
-        madeBy: undefined,
-        partition: undefined,
-        saving: undefined,
-        ended: false,
-      });
+    if (log === undefined) this.logs.set(event.runId, newRunLog(dialect, event));
     else log.events.push(event);
   }
 
@@ -257,17 +202,7 @@ export class RunCheckpoints {
         continue;
       }
       const events = [...checkpoint.events];
-      this.logs.set(checkpoint.runId, {
-        dialect: checkpoint.dialect,
-        events: [...events],
-        saved: events,
-        savedWrites: checkpoint.metricWrites,
-        durableWrites: checkpoint.metricWrites,
-        madeBy: undefined,
-        partition,
-        saving: undefined,
-        ended: false,
-      });
+      this.logs.set(checkpoint.runId, restoredRunLog(checkpoint, events, partition));
       this.options.ledger.adoptCheckpointed(checkpoint.runId, partition);
       this.counts.restored += 1;
       if (partition === undefined) this.replay(events, checkpoint.dialect, checkpoint.metricWrites);
