@@ -21,10 +21,10 @@ const NEAR_TAIL = 32;
  * them. One displaced further goes to a heap of its own, whose fingerprints are counted for the
  * duplicate check; the earliest of both fronts is taken next. Every operation is O(1) in order,
  * O(NEAR_TAIL) displaced a little and O(log n) displaced further, so no arrival order makes
- * holding quadratic. The duplicate check of an
- * in-order event looks among those held at its time; once that takes a long walk (a storm of
- * events sharing one timestamp), the in-order events are counted by fingerprint until none is
- * held, so no run of equal times makes it quadratic either.
+ * holding quadratic. The duplicate check of an in-order event looks among those held at its
+ * time; once that takes a long walk (a storm of events sharing one timestamp), the in-order events
+ * are counted by fingerprint until none is held, so no run of equal times makes it quadratic
+ * either.
  */
 export class HeldEvents {
   /** By (time, arrival): in-order arrivals appended, displaced ones put in place; live from `head`. */
