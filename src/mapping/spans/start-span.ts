@@ -2,6 +2,7 @@ import { SpanKind, trace } from '@opentelemetry/api';
 import type { Attributes, Context, HrTime, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import { withIdHint } from '../id-generator.js';
 import { toSpanId } from '../ids.js';
+import { withSpanParent } from './span-parent-context.js';
 
 /** A span the bridge starts, with its deterministic id offered to the SDK's IdGenerator. */
 export interface SpanStart {
@@ -40,7 +41,7 @@ export function startSpan(start: SpanStart): Span {
  * started: an open run keeps its spans, not a context per span.
  */
 export function within(parent: Context, span: Span | SpanContext): Context {
-  return 'spanContext' in span ? trace.setSpan(parent, span) : trace.setSpanContext(parent, span);
+  return withSpanParent(parent, 'spanContext' in span ? span : trace.wrapSpanContext(span));
 }
 
 export { SpanKind };
