@@ -3,14 +3,12 @@ import type { DialectName } from '../events/dialect-name.js';
 import type { HandleResult } from '../sink/agent-otel-sink.js';
 import type { Delivery } from '../sources/delivery-ledger.js';
 import { compactEvents } from './compact-events.js';
+import { DeferredReplays } from './deferred-replays.js';
 import { observeCheckpointCounts } from './checkpoint-counts.js';
 import type { CheckpointCounts } from './checkpoint-counts.js';
 import type { RunCheckpointsOptions } from './run-checkpoints-options.js';
 import { newRunLog, restoredRunLog } from './run-log.js';
 import type { RunLog } from './run-log.js';
-
-/** A partition's restored runs are replayed after this long if no message of it came first. */
-const REPLAY_RESTORED_AFTER_MILLIS = 5000;
 
 /** The scope of a partition's checkpoints in the store; `all` without partitions. */
 export const checkpointScope = (partition: number | undefined) =>
@@ -38,9 +36,9 @@ export class RunCheckpoints {
   private readonly now: () => number;
   /** `finished` markers being written (their runs' last messages are acknowledged after). */
   private readonly marking = new Set<Promise<boolean>>();
-  /** Partition → runs restored from its checkpoints and not replayed yet. */
-  private readonly unreplayed = new Map<number, string[]>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly deferred = new DeferredReplays((partition, runIds) =>
+    this.replayRestored(partition, runIds),
+  );
 
   constructor(private readonly options: RunCheckpointsOptions) {
     this.now = options.now ?? Date.now;
@@ -208,33 +206,20 @@ export class RunCheckpoints {
       if (partition === undefined) this.replay(events, checkpoint.dialect, checkpoint.metricWrites);
       else restored.push(checkpoint.runId);
     }
-    if (partition === undefined || restored.length === 0) return;
-    // A partition's runs are replayed when its first message arrives (or after a while without
-    // one), so that they meet the messages that follow them within the reorder window, however
-    // long the partition takes to be read again.
-    this.unreplayed.set(partition, restored);
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (this.unreplayed.get(partition) === restored) this.replayRestored(partition);
-    }, REPLAY_RESTORED_AFTER_MILLIS);
-    timer.unref();
-    this.timers.add(timer);
+    if (partition !== undefined && restored.length > 0) this.deferred.defer(partition, restored);
   }
 
   /** Before a message of `partition` is applied: its restored runs first. */
   beforeMessage(partition: number | undefined): void {
-    if (partition !== undefined && this.unreplayed.size > 0) this.replayRestored(partition);
+    if (partition !== undefined) this.deferred.replayNow(partition);
   }
 
   async close(): Promise<void> {
-    for (const timer of this.timers) clearTimeout(timer);
+    this.deferred.close();
     await this.options.store.close();
   }
 
-  private replayRestored(partition: number): void {
-    const runIds = this.unreplayed.get(partition);
-    if (runIds === undefined) return;
-    this.unreplayed.delete(partition);
+  private replayRestored(partition: number, runIds: readonly string[]): void {
     for (const runId of runIds) {
       const log = this.logs.get(runId);
       // Dropped meanwhile (the partition moved on), or restored again: not this replay's.
