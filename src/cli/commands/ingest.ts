@@ -1,6 +1,7 @@
 import { createCommandSink, createDeliveryTally, destinationTallies } from '../command-sink.js';
 import type { CommonOptions, Input, Io } from '../command.js';
 import { exportHoldMillis } from '../delivery.js';
+import { PacedFlush } from '../paced-flush.js';
 import { MAX_REPORTED_REJECTS, reportIngestEnd, sayUnknownOnce } from '../output/ingest-report.js';
 import type { PipelineResult } from '../output/ingest-report.js';
 import { setUpOutput } from '../output/output.js';
@@ -48,6 +49,7 @@ export async function runPipeline(
     : undefined;
   // Inputs are read side by side (a followed file never ends); each is a stream of its own, so
   // runtimes without run ids scope their runs to it.
+  const flushes = new PacedFlush(() => output.telemetry.flushTraces());
   const consume = async (input: Input) => {
     const stream = sink.openStream(input.name, options.dialect);
     try {
@@ -77,7 +79,8 @@ export async function runPipeline(
             });
           if (lines % FLUSH_EVERY_LINES === 0) {
             // Waits while an outage is held through; what still fails is counted at the end.
-            await output.telemetry.flushTraces().catch(() => undefined);
+            const waiting = flushes.due();
+            if (waiting !== undefined) await waiting;
             if (io.progress && performance.now() - lastProgress > PROGRESS_INTERVAL_MILLIS) {
               lastProgress = performance.now();
               io.stderr.write(
@@ -96,6 +99,7 @@ export async function runPipeline(
     }
   };
   await Promise.all(inputs.map(consume));
+  await flushes.settled();
   sink.endOpenRuns(interrupted?.aborted === true ? 'shutdown' : 'end_of_input');
   await sink.shutdown();
   // Flushes spans and exports the final metrics, holding each export through an outage.

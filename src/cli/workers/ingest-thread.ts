@@ -7,6 +7,7 @@ import type { EventStream } from '../../sink/agent-otel-sink.js';
 import type { InputDialect } from '../../events/dialect-name.js';
 import { DEFAULT_MAX_LINE_BYTES, eachLine } from '../../sources/ndjson-lines.js';
 import { startExportingSink } from '../command-sink.js';
+import { PacedFlush } from '../paced-flush.js';
 import { createInputRouter } from './input-router.js';
 import type { FromWorker, Rejected, ToWorker, Unknown, WorkerSetup } from './worker-protocol.js';
 
@@ -68,7 +69,7 @@ function take(
   return lines % FLUSH_EVERY_LINES === 0;
 }
 
-const flush = () => telemetry.flushTraces().catch(() => undefined);
+const flushes = new PacedFlush(() => telemetry.flushTraces());
 
 let ownLines = 0;
 /** Reads a whole file, taking the lines that route to this worker; the others stay bytes. */
@@ -104,7 +105,7 @@ async function readOwn(file: WorkerSetup['files'][number]): Promise<void> {
         notes,
       );
       if ((since += 1) >= REPORT_EVERY_LINES) say();
-      return due ? flush() : undefined;
+      return due ? flushes.due() : undefined;
     },
   );
   say();
@@ -127,6 +128,7 @@ port.on('message', (message: ToWorker) => {
 async function handle(message: ToWorker): Promise<void> {
   if (message.type === 'end') {
     await ownReads;
+    await flushes.settled();
     sink.endOpenRuns('end_of_input');
     await sink.shutdown();
     await telemetry.shutdown().catch(() => undefined);
@@ -150,7 +152,8 @@ async function handle(message: ToWorker): Promise<void> {
       bad.get(i),
       notes,
     );
-    if (due) await flush();
+    const waiting = due ? flushes.due() : undefined;
+    if (waiting !== undefined) await waiting;
   }
   const reply: FromWorker = { type: 'done-batch', ...notes };
   port.postMessage(reply);
