@@ -16,6 +16,8 @@ import {
 } from './destinations.js';
 import type { Destination } from './destinations.js';
 import { RunSamplingProcessor } from './sampling/run-sampling-processor.js';
+import { TalliedHistograms } from './metrics/tallied-histograms.js';
+import { TallyingMeterProvider } from './metrics/tallying-meter-provider.js';
 import { LeanTracerProvider } from './spans/lean-tracer-provider.js';
 import { runSamplingFromEnv } from './sampling/run-sampling-policy.js';
 import type { RunSamplingPolicy } from './sampling/run-sampling-policy.js';
@@ -128,8 +130,12 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
     DEFAULT_METRIC_EXPORT_INTERVAL_MILLIS;
   // The interval is the user's. The SDK's reader cannot wait longer than its interval for one
   // export; a held export (outages) is taken off its hands and sent in order behind it.
-  const periodicReader = (exporter: PushMetricExporter) =>
-    new PeriodicExportingMetricReader({
+  // The bridge's histograms are aggregated in the bridge and reported by a producer on each
+  // reader, where every reader is made here (a reader made elsewhere has no producer of ours).
+  const tallies = readers.length === 0 ? new TalliedHistograms(resource) : undefined;
+  const periodicReader = (exporter: PushMetricExporter) => {
+    const producer = tallies?.producer();
+    const reader = new PeriodicExportingMetricReader({
       exporter:
         exportTimeout === undefined || exportTimeout <= interval
           ? exporter
@@ -139,7 +145,11 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
         interval,
         exportTimeout ?? envMillis(env, 'OTEL_METRIC_EXPORT_TIMEOUT') ?? 30_000,
       ),
+      ...(producer === undefined ? {} : { metricProducers: [producer] }),
     });
+    producer?.bind(reader);
+    return reader;
+  };
   const picked = options.disableMetrics === true ? [] : chooseMetricExporters(env);
   for (const exporter of picked) {
     // The collector's exporters are held through outages and watched; the console's is not.
@@ -162,7 +172,10 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
       periodicReader(listener === undefined ? held : new WatchedMetricExporter(held, listener)),
     );
   }
-  const meterProvider = new MeterProvider({ resource, readers });
+  const meterProvider =
+    tallies === undefined
+      ? new MeterProvider({ resource, readers })
+      : new TallyingMeterProvider({ resource, readers }, tallies, new Set([PACKAGE_NAME]));
   // Where exports are held, whether anything listens at the address decides how long (`Outage`).
   if (outage !== undefined)
     void probeCollector(env).then((problem) => {
