@@ -4,6 +4,9 @@ import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { TracerProvider } from '@opentelemetry/sdk-trace';
 import { AgentRunIdGenerator } from '../dist/index.js';
 import { LeanTracerProvider } from '../dist/telemetry/spans/lean-tracer-provider.js';
+import { TalliedHistograms } from '../dist/telemetry/metrics/tallied-histograms.js';
+import { TallyingMeterProvider } from '../dist/telemetry/metrics/tallying-meter-provider.js';
+import { PACKAGE_NAME } from '../dist/version.js';
 
 class CollectOnce extends MetricReader {
   onShutdown() {
@@ -23,17 +26,27 @@ const dropSpans = {
 
 /**
  * Providers for the bridge (its deterministic ids) or for the bare-SDK baseline (random ids);
- * `lean`: the tracer provider `startTelemetry` makes (the SDK's, starting lean spans).
+ * `lean`: the providers `startTelemetry` makes (the SDK's tracer provider starting lean spans, and
+ * the SDK's meter provider with the bridge's histograms tallied in the bridge).
  */
 export function benchProviders({ bridgeIds = true, lean = false } = {}) {
-  const reader = new CollectOnce();
   const Provider = lean ? LeanTracerProvider : TracerProvider;
-  return {
-    tracerProvider: new Provider({
-      ...(bridgeIds ? { idGenerator: new AgentRunIdGenerator() } : {}),
-      spanProcessors: [dropSpans],
-    }),
-    meterProvider: new MeterProvider({ readers: [reader] }),
-    reader,
-  };
+  const tracerProvider = new Provider({
+    ...(bridgeIds ? { idGenerator: new AgentRunIdGenerator() } : {}),
+    spanProcessors: [dropSpans],
+  });
+  if (!lean) {
+    const reader = new CollectOnce();
+    return { tracerProvider, meterProvider: new MeterProvider({ readers: [reader] }), reader };
+  }
+  const histograms = new TalliedHistograms(undefined);
+  const producer = histograms.producer();
+  const reader = new CollectOnce({ metricProducers: [producer] });
+  producer.bind(reader);
+  const meterProvider = new TallyingMeterProvider(
+    { readers: [reader] },
+    histograms,
+    new Set([PACKAGE_NAME]),
+  );
+  return { tracerProvider, meterProvider, reader };
 }
