@@ -7,7 +7,7 @@
 // two long ids that share a prefix stay apart; the same id always maps to the same text (tool
 // starts and finishes still match).
 import { createHash } from 'node:crypto';
-import type { AgentEvent } from './agent-event.js';
+import type { AgentEvent, AgentEventType } from './agent-event.js';
 
 /** Longest identifier exported as it is; a longer one is cut and given a digest of the whole. */
 export const MAX_IDENTIFIER_LENGTH = 256;
@@ -28,6 +28,47 @@ const ID_FIELDS = [
   'agentName',
   'parentToolCallId',
 ] as const;
+
+type IdField = (typeof ID_FIELDS)[number];
+type EventOf<T extends AgentEventType> = Extract<AgentEvent, { type: T }>;
+
+/**
+ * Each event type's identifier fields: a record per type, so that the compiler refuses a field
+ * left out as well as one the type does not have. The mapping reads an event's fields by its
+ * type, so a field another type has is never exported from this one, and is not looked at.
+ */
+type FieldsOf<T extends AgentEventType> = {
+  readonly [F in Extract<keyof EventOf<T>, IdField>]-?: true;
+} & { readonly [F in Exclude<IdField, keyof EventOf<T>>]?: never };
+const ID_FIELDS_OF: { readonly [T in AgentEventType]: FieldsOf<T> } = {
+  RunStarted: {
+    sessionId: true,
+    provider: true,
+    model: true,
+    agentName: true,
+    parentToolCallId: true,
+  },
+  ContextBuilt: {},
+  ModelStarted: { provider: true, model: true },
+  TextDelta: {},
+  ToolCallStarted: { callId: true, toolName: true },
+  ToolCallDelta: { callId: true },
+  ToolCallCompleted: { callId: true, toolName: true },
+  ToolExecutionStarted: { callId: true, toolName: true },
+  ToolExecutionFinished: { callId: true, toolName: true },
+  AssistantMessageCommitted: { messageId: true, provider: true, model: true },
+  ToolMessageCommitted: { messageId: true },
+  UsageRecorded: {},
+  RunCompleted: {},
+  RunFailed: {},
+  RunCancelled: {},
+  DoomLoopDetected: {},
+  CompactionCircuitOpened: {},
+  Annotation: { callId: true },
+};
+const FIELDS_BY_TYPE: ReadonlyMap<string, readonly IdField[]> = new Map(
+  Object.entries(ID_FIELDS_OF).map(([type, fields]) => [type, Object.keys(fields) as IdField[]]),
+);
 
 /** A provider, model or tool name as it may be exported. */
 const NAME_SHAPE = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/;
@@ -79,7 +120,7 @@ export function createIdentifierGuard(
   return (event) => {
     let changed: Record<string, unknown> | undefined;
     const fields = event as unknown as Record<string, unknown>;
-    for (const field of ID_FIELDS) {
+    for (const field of FIELDS_BY_TYPE.get(event.type) ?? ID_FIELDS) {
       const raw = fields[field];
       if (typeof raw !== 'string') continue;
       const text = cleanOf(raw, NAME_FIELDS.has(field));
