@@ -18,7 +18,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CACHE_SIZE = 4096;
 
 const NAME_FIELDS = new Set(['provider', 'model', 'toolName', 'agentName']);
-const ID_FIELDS = [
+/** The fields that carry a name or id of the runtime's, on whichever event types have them. */
+export const ID_FIELDS = [
   'sessionId',
   'provider',
   'model',

@@ -7,18 +7,8 @@ import fc from 'fast-check';
 import type { Attributes } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/events/agent-event.js';
+import { ID_FIELDS } from '../../src/events/identifiers.js';
 import { createHarness } from '../helpers/harness.js';
-
-const ID_FIELDS = [
-  'sessionId',
-  'provider',
-  'model',
-  'callId',
-  'toolName',
-  'messageId',
-  'agentName',
-  'parentToolCallId',
-] as const;
 
 /** A name or id no identifier may be exported as: a sentence, marked to be found. */
 const leak = (n: number, field: string) => `leaked ${field} ${n} in a sentence`;
