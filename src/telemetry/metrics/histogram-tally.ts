@@ -49,8 +49,6 @@ export class HistogramTally implements Histogram {
   private readonly active: number[];
   private readonly lastCollection: (HrTime | undefined)[];
 
-  private readonly readers: number;
-
   /**
    * `limits`: for each reader, the attribute sets it takes in one interval (the set of those
    * over it included), as its `selectCardinalityLimit` says.
@@ -60,7 +58,7 @@ export class HistogramTally implements Histogram {
     options: MetricOptions,
     private readonly limits: readonly number[],
   ) {
-    const readers = (this.readers = limits.length);
+    const readers = limits.length;
     this.descriptor = {
       name,
       type: InstrumentType.HISTOGRAM,
@@ -94,15 +92,17 @@ export class HistogramTally implements Histogram {
       if (!Number.isInteger(value)) return;
     }
     const set = this.sets.find(attributes);
-    for (let r = 0; r < this.readers; r += 1) {
+    // NaN counts nowhere, but opens its set's point, as in the SDK.
+    const bucket = Number.isNaN(value) ? -1 : bucketOf(this.boundaries, value);
+    for (let r = 0; r < this.limits.length; r += 1) {
       const into = set.interval[r] ?? this.open(set, r);
-      if (Number.isNaN(value)) continue;
+      if (bucket < 0) continue;
       into.count += 1;
       into.sum += value;
       // Math's, as the SDK's: -0 is less than 0 here.
       into.min = Math.min(value, into.min);
       into.max = Math.max(value, into.max);
-      into.counts[bucketOf(this.boundaries, value)]! += 1;
+      into.counts[bucket]! += 1;
     }
   }
 
