@@ -90,9 +90,20 @@ export async function eachLine(
 /** `LineSplitter.next` when the chunk fed last has no more complete lines. */
 const NEED_MORE = Symbol('need more');
 
-/** The lines of chunks fed one after the other, taken one at a time. */
+/**
+ * The lines of chunks fed one after the other, taken one at a time.
+ *
+ * Where no `keep` asks for each line's bytes, the complete lines of a chunk are decoded together
+ * into one string and the lines cut from it: one call of the decoder per chunk instead of one per
+ * line, and no view of the bytes made for each line. Where that decoding fails (invalid UTF-8
+ * somewhere in the chunk), those lines are taken one at a time from their bytes, so that only the
+ * line at fault is refused. A line begun in one chunk and ended in the next is put together from
+ * its bytes.
+ */
 class LineSplitter {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+  /** For many lines at once: a byte order mark is each line's to drop (see `nextOfText`). */
+  private readonly keepingMarks = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   /** The line begun so far, in parts (a line may span chunks). */
   private parts: Buffer[] = [];
   private size = 0;
@@ -100,6 +111,11 @@ class LineSplitter {
   private lineNumber = 0;
   private chunk: Buffer = Buffer.alloc(0);
   private start = 0;
+  /** Complete lines of the chunk decoded together, taken from `textAt` on. */
+  private text = '';
+  private textAt = 0;
+  /** The chunk's bytes before this are taken one line at a time (their decoding together failed). */
+  private bytesUntil = -1;
 
   constructor(
     private readonly maxLineBytes: number,
@@ -109,11 +125,26 @@ class LineSplitter {
   feed(raw: Uint8Array): void {
     this.chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
     this.start = 0;
+    this.bytesUntil = -1;
   }
 
   /** The next line the chunk completes (undefined for one skipped), or `NEED_MORE`. */
   next(): InputLine | undefined | typeof NEED_MORE {
+    if (this.textAt < this.text.length) return this.nextOfText();
     const { chunk, start } = this;
+    if (this.keep === undefined && this.size === 0 && !this.oversize && start > this.bytesUntil) {
+      const last = chunk.lastIndexOf(NEWLINE);
+      if (last >= start) {
+        try {
+          this.text = this.keepingMarks.decode(chunk.subarray(start, last + 1));
+          this.textAt = 0;
+          this.start = last + 1;
+          return this.nextOfText();
+        } catch {
+          this.bytesUntil = last;
+        }
+      }
+    }
     const index = chunk.indexOf(NEWLINE, start);
     if (index === -1) {
       if (start < chunk.length) this.append(Buffer.from(chunk.subarray(start)));
@@ -130,21 +161,35 @@ class LineSplitter {
     return this.size > 0 || this.oversize ? this.finishLine() : undefined;
   }
 
+  /** The next line of `text` (which ends with a newline), as `finishLine` gives it. */
+  private nextOfText(): InputLine | undefined {
+    const text = this.text;
+    const at = this.textAt;
+    const newline = text.indexOf('\n', at);
+    this.textAt = newline + 1;
+    if (this.textAt === text.length) this.text = '';
+    this.lineNumber += 1;
+    // A line of `n` UTF-16 units is `n` to `3n` bytes long: counted only where that may matter.
+    const units = newline - at;
+    if (units * 3 > this.maxLineBytes + 1 && byteLength(text, at, newline) > this.maxLineBytes + 1)
+      return this.tooLong();
+    const end = newline > at && text.charCodeAt(newline - 1) === CR ? newline - 1 : newline;
+    if (end === at) return undefined;
+    // As decoding each line alone would: a byte order mark at its start is dropped.
+    const from = text.charCodeAt(at) === 0xfeff ? at + 1 : at;
+    return { ok: true, lineNumber: this.lineNumber, text: text.slice(from, end) };
+  }
+
   private finishLine(): InputLine | undefined {
     this.lineNumber += 1;
-    const { parts, size, oversize, lineNumber, maxLineBytes, keep } = this;
+    const { parts, size, oversize, lineNumber, keep } = this;
     const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
     this.parts = [];
     this.size = 0;
     this.oversize = false;
     if (oversize) {
       if (keep !== undefined && !keep(undefined)) return undefined;
-      return {
-        ok: false,
-        lineNumber,
-        reason: 'line_too_long',
-        message: `line longer than ${maxLineBytes} bytes`,
-      };
+      return this.tooLong();
     }
     const end =
       bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
@@ -159,6 +204,15 @@ class LineSplitter {
     }
   }
 
+  private tooLong(): InputLine {
+    return {
+      ok: false,
+      lineNumber: this.lineNumber,
+      reason: 'line_too_long',
+      message: `line longer than ${this.maxLineBytes} bytes`,
+    };
+  }
+
   private append(chunk: Buffer): void {
     if (this.oversize) return;
     if (this.size + chunk.length > this.maxLineBytes + 1) {
@@ -170,4 +224,9 @@ class LineSplitter {
     this.parts.push(chunk);
     this.size += chunk.length;
   }
+}
+
+/** UTF-8 bytes of `text` from `start` to `end` (well-formed: it was decoded from UTF-8). */
+function byteLength(text: string, start: number, end: number): number {
+  return Buffer.byteLength(text.slice(start, end), 'utf8');
 }
