@@ -100,10 +100,7 @@ export function createBridgeSink(
   };
 
   const applyParsed = (result: ParseResult, dialect: DialectName | 'unknown'): HandleResult => {
-    const source =
-      'sourceType' in result && result.sourceType !== undefined
-        ? { sourceType: result.sourceType }
-        : {};
+    const sourceType = 'sourceType' in result ? result.sourceType : undefined;
     if (!result.ok) {
       if (result.outcome === 'ignored') log.debug(result.message);
       return count({
@@ -113,10 +110,10 @@ export function createBridgeSink(
         // A rejection may quote the input: it leaves the process scrubbed, like any free text.
         message: scrub(result.message),
         ...('path' in result && result.path !== undefined ? { path: result.path } : {}),
-        ...source,
+        ...(sourceType === undefined ? {} : { sourceType }),
       });
     }
-    return applyAll(result.events, dialect, source.sourceType);
+    return applyAll(result.events, dialect, sourceType);
   };
 
   /**
