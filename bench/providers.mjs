@@ -27,13 +27,14 @@ const dropSpans = {
 /**
  * Providers for the bridge (its deterministic ids) or for the bare-SDK baseline (random ids);
  * `lean`: the providers `startTelemetry` makes (the SDK's tracer provider starting lean spans, and
- * the SDK's meter provider with the bridge's histograms tallied in the bridge).
+ * the SDK's meter provider with the bridge's histograms tallied in the bridge); `spanProcessor`:
+ * where ended spans go (by default, nowhere).
  */
-export function benchProviders({ bridgeIds = true, lean = false } = {}) {
+export function benchProviders({ bridgeIds = true, lean = false, spanProcessor = dropSpans } = {}) {
   const Provider = lean ? LeanTracerProvider : TracerProvider;
   const tracerProvider = new Provider({
     ...(bridgeIds ? { idGenerator: new AgentRunIdGenerator() } : {}),
-    spanProcessors: [dropSpans],
+    spanProcessors: [spanProcessor],
   });
   if (!lean) {
     const reader = new CollectOnce();

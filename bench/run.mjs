@@ -16,6 +16,7 @@ import { openRunsBench } from './open-runs.mjs';
 import { reorderBench } from './reorder.mjs';
 import { PIECES, scrubLinearBench } from './scrub-linear.mjs';
 import { serveBench } from './serve.mjs';
+import { stagesBench } from './stages.mjs';
 
 const smoke = process.argv.includes('--smoke');
 const sizes = smoke
@@ -95,6 +96,24 @@ row(
   `${(lineCost.decode / lineCost.parse).toFixed(2)}×`,
   '',
 );
+
+// The line path stage by stage, each timed whole in process (see bench/stages.mjs).
+const lineStages = await stagesBench({ lines: smoke ? 20_000 : 200_000, repeats: sizes.repeats });
+for (const [name, micros] of [
+  [
+    '  stage by stage: handleJson into no-op providers (identifiers, order, runs)',
+    lineStages.mapping,
+  ],
+  ["  stage by stage: into the CLI's providers (lean spans, tallied metrics)", lineStages.spans],
+  ['  stage by stage: and every span encoded to OTLP/protobuf', lineStages.encoded],
+])
+  row(
+    name,
+    `${micros.toFixed(3)} µs`,
+    `${lineStages.parse.toFixed(3)} µs JSON.parse`,
+    `${(micros / lineStages.parse).toFixed(2)}×`,
+    '',
+  );
 
 const allocations = await allocationsBench({ runs: smoke ? 100 : 400 });
 row(
