@@ -14,7 +14,7 @@ import { benchProviders } from './providers.mjs';
 import { median } from './workload.mjs';
 
 /** CPU microseconds per line of `work` over `lines`, and of `finish` after them. */
-async function cpuPerLine(lines, work, finish = () => undefined) {
+export async function cpuPerLine(lines, work, finish = () => undefined) {
   globalThis.gc?.();
   const started = process.cpuUsage();
   for (const line of lines) work(line);
@@ -23,8 +23,11 @@ async function cpuPerLine(lines, work, finish = () => undefined) {
   return (used.user + used.system) / lines.length;
 }
 
-async function handleJsonPerLine(lines, lean = false) {
-  const { tracerProvider, meterProvider } = benchProviders({ lean });
+/**
+ * CPU per line of `handleJson` of every line into `providers` (ingest's count windows), the
+ * sink's shutdown and a collection of `providers.reader` (if any) included.
+ */
+export async function sinkPerLine(lines, { tracerProvider, meterProvider, reader }) {
   const sink = createAgentOtelSink({
     tracerProvider,
     meterProvider,
@@ -34,13 +37,21 @@ async function handleJsonPerLine(lines, lean = false) {
   const micros = await cpuPerLine(
     lines,
     (line) => sink.handleJson(line, 'behest'),
-    () => sink.shutdown(),
+    async () => {
+      await sink.shutdown();
+      await reader?.collect();
+    },
   );
   // Held events are counted once applied: at shutdown, every one of them.
   const { accepted } = sink.stats().events;
   if (accepted !== lines.length) throw new Error(`accepted ${accepted} of ${lines.length} lines`);
   return micros;
 }
+
+const handleJsonPerLine = (lines, lean = false) => {
+  const { tracerProvider, meterProvider } = benchProviders({ lean });
+  return sinkPerLine(lines, { tracerProvider, meterProvider });
+};
 
 export async function handleJsonBench({ lines: count = 200_000, repeats = 5 } = {}) {
   const lines = behestLines(count);

@@ -7,9 +7,9 @@
 // what it adds to the one before. Runs alternate the stages; medians.
 // Usage: node --expose-gc bench/stages.mjs [lines] [repeats]
 import { createNoopMeter, trace } from '@opentelemetry/api';
-import { createAgentOtelSink } from '../dist/index.js';
 import { createLineDecoder } from '../dist/dialects/detect.js';
 import { encodeTraceRequest } from '../dist/telemetry/otlp/otlp-trace-encoder.js';
+import { cpuPerLine, sinkPerLine } from './handle-json.mjs';
 import { behestLines } from './ingest.mjs';
 import { benchProviders } from './providers.mjs';
 import { median } from './workload.mjs';
@@ -17,42 +17,12 @@ import { median } from './workload.mjs';
 /** The batch processor's default batch (spans per export request). */
 const BATCH = 512;
 
-async function cpuPerLine(lines, work, finish = () => undefined) {
-  globalThis.gc?.();
-  const started = process.cpuUsage();
-  for (const line of lines) work(line);
-  await finish();
-  const used = process.cpuUsage(started);
-  return (used.user + used.system) / lines.length;
-}
-
 // The API's no-op tracer (no global provider is registered here).
 const noopTracer = trace.getTracerProvider().getTracer('bench');
 const noopProviders = () => ({
   tracerProvider: { getTracer: () => noopTracer },
   meterProvider: { getMeter: () => createNoopMeter() },
 });
-
-/** `handleJson` of every line into `providers`; `reader` collected once at the end. */
-async function sinkPerLine(lines, { tracerProvider, meterProvider, reader }) {
-  const sink = createAgentOtelSink({
-    tracerProvider,
-    meterProvider,
-    env: {},
-    countWindowsInEvents: true,
-  });
-  const micros = await cpuPerLine(
-    lines,
-    (line) => sink.handleJson(line, 'behest'),
-    async () => {
-      await sink.shutdown();
-      await reader?.collect();
-    },
-  );
-  const { accepted } = sink.stats().events;
-  if (accepted !== lines.length) throw new Error(`accepted ${accepted} of ${lines.length} lines`);
-  return micros;
-}
 
 /** The CLI's providers, each ended span kept for a batch and the batch encoded, bytes dropped. */
 function encodingProviders() {
