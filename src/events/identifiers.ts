@@ -14,7 +14,7 @@ export const MAX_IDENTIFIER_LENGTH = 256;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Distinct identifiers remembered with their clean form (the cache starts over when full). */
+/** Distinct names, and ids, remembered with their clean form (each cache starts over when full). */
 const CACHE_SIZE = 4096;
 
 const NAME_FIELDS = new Set(['provider', 'model', 'toolName', 'agentName']);
@@ -96,12 +96,15 @@ export function createIdentifierGuard(
   onCut: () => void,
   onDigest: () => void = () => undefined,
 ): (event: AgentEvent) => AgentEvent {
-  const clean = new Map<string, string>();
+  // Names and ids are held to different shapes, so each kind has its own map (a key made of both
+  // would be a new string to hash on every lookup).
+  const cleanNames = new Map<string, string>();
+  const cleanIds = new Map<string, string>();
   const cleanOf = (raw: string, isName: boolean): string => {
     // Message, session and run ids are mostly UUIDs, which no rule masks: no scan for them.
     if (raw.length === 36 && UUID.test(raw)) return raw;
-    const key = isName ? `n\0${raw}` : raw;
-    const known = clean.get(key);
+    const clean = isName ? cleanNames : cleanIds;
+    const known = clean.get(raw);
     if (known !== undefined) return known;
     let text = raw;
     // What a cut id keeps is all that needs scanning.
@@ -115,7 +118,7 @@ export function createIdentifierGuard(
       text = `${text.slice(0, MAX_IDENTIFIER_LENGTH - 18)}…${identifierDigest(raw)}`;
     }
     if (clean.size >= CACHE_SIZE) clean.clear();
-    clean.set(key, text);
+    clean.set(raw, text);
     return text;
   };
   return (event) => {
