@@ -2,55 +2,34 @@
 // long enough to fill blocks, chain new ones, let consumed ones go and empty the queue between.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { expectQueueLikeArray, queueOps } from '../../helpers/queue-ops.js';
 import { ArrivalQueue } from '../../../src/mapping/order/arrival-queue.js';
-
-type Op = { kind: 'push'; count: number } | { kind: 'shift'; count: number } | { kind: 'clear' };
-
-const op: fc.Arbitrary<Op> = fc.oneof(
-  {
-    weight: 5,
-    arbitrary: fc.record({ kind: fc.constant('push'), count: fc.integer({ min: 1, max: 2500 }) }),
-  },
-  {
-    weight: 5,
-    arbitrary: fc.record({ kind: fc.constant('shift'), count: fc.integer({ min: 1, max: 2500 }) }),
-  },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('clear') }) },
-);
 
 describe('ArrivalQueue', () => {
   it('gives back what a plain array would, across blocks, emptied and filled again', () => {
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 40 }), fc.double({ min: 0, max: 1e13 }), (ops, t0) => {
-        const queue = new ArrivalQueue();
-        const model: [string, number][] = [];
-        let next = 0;
-        for (const o of ops) {
-          if (o.kind === 'clear') {
-            queue.clear();
-            model.length = 0;
-          } else if (o.kind === 'push') {
-            for (let i = 0; i < o.count; i += 1) {
-              // Clock milliseconds with a fraction: kept exactly, not rounded.
-              const at = t0 + next * 0.25;
-              queue.push(`run-${next}`, at);
-              model.push([`run-${next}`, at]);
-              next += 1;
-            }
-          } else {
-            for (let i = 0; i < o.count; i += 1) {
-              expect(queue.firstArrivedAt()).toBe(model[0]?.[1]);
-              expect(queue.shift()).toBe(model.shift()?.[0]);
-            }
-          }
-          expect(queue.length).toBe(model.length);
-          expect(queue.firstArrivedAt()).toBe(model[0]?.[1]);
-        }
-        while (model.length > 0) expect(queue.shift()).toBe(model.shift()![0]);
-        expect(queue.shift()).toBeUndefined();
-        expect(queue.firstArrivedAt()).toBeUndefined();
-        expect(queue.length).toBe(0);
-      }),
+      fc.property(
+        fc.array(queueOps(2500), { maxLength: 40 }),
+        fc.double({ min: 0, max: 1e13 }),
+        (ops, t0) => {
+          const arrivals = new ArrivalQueue();
+          expectQueueLikeArray<readonly [string, number]>(
+            ops,
+            {
+              get length() {
+                return arrivals.length;
+              },
+              push: ([runId, at]) => arrivals.push(runId, at),
+              peek: () => arrivals.firstArrivedAt(),
+              shift: () => arrivals.shift(),
+              clear: () => arrivals.clear(),
+            },
+            // Clock milliseconds with a fraction: kept exactly, not rounded.
+            (n) => [`run-${n}`, t0 + n * 0.25],
+            { peeked: (first) => first?.[1], shifted: (first) => first?.[0] },
+          );
+        },
+      ),
       { numRuns: 200 },
     );
   });
