@@ -22,8 +22,8 @@ const newBlock = (): Block => ({
  * One entry is pushed for every event held, so the queue is built for that: entries go into
  * fixed blocks chained first to last, so that a growing queue copies nothing and a consumed block
  * is let go at once (one is kept for the next block needed); times are kept in a `Float64Array`,
- * so that an entry allocates nothing (a clock's milliseconds are not small integers, and a plain
- * array would box each one).
+ * so that an entry allocates nothing (a clock's milliseconds are not small integers, and an array
+ * that also holds `undefined`, as a ring's emptied slots do, boxes each one).
  */
 export class ArrivalQueue {
   private head: Block = newBlock();
