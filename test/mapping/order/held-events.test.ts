@@ -12,8 +12,11 @@ import type { AgentEvent } from '../../../src/events/agent-event.js';
 // front.
 
 let seq = 0;
-/** A fingerprint covers the event's time (as `eventFingerprint` does): made here of both. */
-const printOf = (time: HrTime, print: number) => (time[0] * 2 + time[1]) * 8 + print;
+/**
+ * A fingerprint covers the event's time (as `eventFingerprint` does): made here of both, one to
+ * one (prints go up to 12, so events of two times never share a fingerprint).
+ */
+const printOf = (time: HrTime, print: number) => (time[0] * 2 + time[1]) * 16 + print;
 
 function held(seconds: number, nanos: number, print: number): Held {
   const time: HrTime = [seconds, nanos];
@@ -104,7 +107,23 @@ describe('HeldEvents', () => {
         expect(events.length).toBe(0);
         expect(events.peek()).toBeUndefined();
       }),
-      { numRuns: 300 },
+      {
+        numRuns: 300,
+        examples: [
+          // A storm's print of 8 once gave an event of another time the fingerprint of one taken.
+          [
+            [
+              { ahead: 3, print: 0 },
+              { at: 4, print: 0 },
+              { take: true },
+              { storm: [0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0] },
+              { ahead: 0, print: 0 },
+              { take: true },
+              { askHeld: 1681118738 },
+            ],
+          ],
+        ],
+      },
     );
   });
 
