@@ -19,6 +19,7 @@ import { OpenRunGauges, openRunGaugesFor } from '../mapping/metrics/open-run-gau
 import { ReorderBuffer } from '../mapping/order/reorder-buffer.js';
 import { RunTracker } from '../mapping/run-tracker.js';
 import { createScrubbers } from '../mapping/privacy/scrub.js';
+import { rememberScrubbed } from '../mapping/privacy/remembered-scrub.js';
 import { PACKAGE_NAME, PACKAGE_VERSION, SCHEMA_URL } from '../version.js';
 
 /** A sink's mapping, made from its configuration: the run tracker and the reorder buffer before it. */
@@ -73,12 +74,13 @@ export function createSinkMapping(
       ),
   );
   const maxLength = config.maxAttributeLength;
+  const scrubFreeText = rememberScrubbed(scrub);
   const tracker = new RunTracker({
     tracer: tracerProvider.getTracer(PACKAGE_NAME, PACKAGE_VERSION, { schemaUrl: SCHEMA_URL }),
     instruments,
     scrub,
     freeText: (text) => {
-      const scrubbed = scrub(text);
+      const scrubbed = scrubFreeText(text);
       if (scrubbed.length <= maxLength) return scrubbed;
       limitHit(
         'attribute_length',
