@@ -7,7 +7,7 @@
 import type { Scrubber } from './scrub.js';
 
 /** Texts longer than this are scrubbed every time (captured content, long stack traces). */
-export const MAX_REMEMBERED_CHARS = 1024;
+export const MAX_REMEMBERED_CHARS = 512;
 /** Distinct texts remembered at most; the memory starts over when full. */
 export const REMEMBERED_TEXTS = 1024;
 
