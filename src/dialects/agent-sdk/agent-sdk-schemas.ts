@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { checksOf } from '../shared/schema-check.js';
 
 // agent-sdk's event schemas: the fields the bridge maps, loose so that newer fields pass.

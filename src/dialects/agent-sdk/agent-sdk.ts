@@ -1,5 +1,5 @@
 import type { HrTime } from '../../events/hr-time.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { CHECKS, ENVELOPE, NO_OPS, RETRY_NOTICE, SCHEMAS, SDK_TYPES } from './agent-sdk-schemas.js';
 import type { Payload, Schemas } from './agent-sdk-schemas.js';
 import type { AgentEvent } from '../../events/agent-event.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseRfc3339 } from '../../events/hr-time.js';
 
 // behest 0.2.2 serde JSON: externally tagged `{"Variant":{...}}`. Loose objects tolerate

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { AgentEvent, ToolResult } from '../../events/agent-event.js';
 import {
   CompactionCircuitOpened,

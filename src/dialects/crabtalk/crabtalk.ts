@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TokenUsage } from '../../events/agent-event.js';
 import { singleKey } from '../behest/behest.js';
 import { CrabtalkConversation } from './crabtalk-conversation.js';

@@ -1,5 +1,5 @@
 import type { HrTime } from '../../events/hr-time.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { AgentEvent, TokenUsage } from '../../events/agent-event.js';
 import { ToolCall, toFinishReason } from './oxi-schemas.js';
 import type { Message } from './oxi-schemas.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AnnotationValue } from '../../events/agent-event.js';
 import { defined } from '../shared/annotation-values.js';
 import { isRecord } from '../shared/parse-result.js';

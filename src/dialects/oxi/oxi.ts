@@ -6,7 +6,7 @@ import { endAssistantMessage, hasTokens, lastBlockType, tokenUsage } from './oxi
 import { toRunNote } from './oxi-notes.js';
 import { OxiTools } from './oxi-tools.js';
 import { ScopedRuns } from '../shared/scoped-runs.js';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { CHECKS, NO_OPS, OXI_TYPES, SCHEMAS, SHARED, toFinishReason } from './oxi-schemas.js';
 import type { Payload, Schemas } from './oxi-schemas.js';
 import { toRejection } from '../shared/zod-issue.js';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { isString } from './field-checks.js';
 import type { FieldCheck } from './field-checks.js';
 import { isRecord } from './parse-result.js';

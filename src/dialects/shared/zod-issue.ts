@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ParseResult } from './parse-result.js';
 import { rejectedSchema } from './parse-result.js';
 
