@@ -37,7 +37,23 @@ export function runIdOfLine(dialect: RuntimeDialect, text: string): string | und
  * where it cannot (decode the line and ask `runIdOfLine`).
  */
 export function plainRunIdOfLine(dialect: RuntimeDialect, bytes: Buffer): string | undefined {
-  return REGISTRY[dialect].plainRunIdOf?.(bytes);
+  const named = REGISTRY[dialect];
+  if (named.plainRunIdIn === undefined) return undefined;
+  // Latin-1 gives each byte the character of its own value, so the line is read, not decoded.
+  return named.plainRunIdIn(bytes.toString('latin1'), 0, bytes.length);
+}
+
+/**
+ * `plainRunIdOfLine` of the line `text.slice(from, to)` of a decoded chunk, read where it lies:
+ * undefined where the dialect cannot tell that way (cut the line and ask `runIdOfLine`).
+ */
+export function plainRunIdInText(
+  dialect: RuntimeDialect,
+  text: string,
+  from: number,
+  to: number,
+): string | undefined {
+  return REGISTRY[dialect].plainRunIdIn?.(text, from, to);
 }
 
 /** Whether every line of `dialect` names its run (so its lines may be routed by run, not stream). */

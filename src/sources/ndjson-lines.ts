@@ -17,10 +17,17 @@ const NEWLINE = 0x0a;
 const CR = 0x0d;
 
 /**
- * Whether to decode and yield a line, asked of its bytes (without its newline) before they are
- * decoded, or of undefined for a line too long to hold. A line not kept is counted, not yielded.
+ * Whether to yield a line (without its newline), asked before it is cut or decoded; a line not
+ * kept is counted, not yielded. Most lines are asked as they lie in their chunk, decoded with the
+ * other lines it completes; a line that spans chunks, or lies where the chunk does not decode, is
+ * asked of its bytes.
  */
-export type KeepLine = (bytes: Buffer | undefined) => boolean;
+export interface KeepLine {
+  /** Of `text.slice(from, to)`, a line of a chunk decoded whole. */
+  text(text: string, from: number, to: number): boolean;
+  /** Of a line's bytes, not decoded; of undefined for a line too long to hold. */
+  bytes(bytes: Buffer | undefined): boolean;
+}
 
 /**
  * Splits a byte stream into lines (LF or CRLF; the last line may lack its newline). A line longer
@@ -93,9 +100,10 @@ const NEED_MORE = Symbol('need more');
 /**
  * The lines of chunks fed one after the other, taken one at a time.
  *
- * Where no `keep` asks for each line's bytes, the complete lines of a chunk are decoded together
- * into one string and the lines cut from it: one call of the decoder per chunk instead of one per
- * line, and no view of the bytes made for each line. Where that decoding fails (invalid UTF-8
+ * The complete lines of a chunk are decoded together into one string and the lines cut from it:
+ * one call of the decoder per chunk instead of one per line, and no view of the bytes made for
+ * each line (`keep` is asked of each as it lies in that string, and a line not kept is never
+ * cut). Where that decoding fails (invalid UTF-8
  * somewhere in the chunk), those lines are taken one at a time from their bytes, so that only the
  * line at fault is refused. A line begun in one chunk and ended in the next is put together from
  * its bytes.
@@ -132,7 +140,7 @@ class LineSplitter {
   next(): InputLine | undefined | typeof NEED_MORE {
     if (this.textAt < this.text.length) return this.nextOfText();
     const { chunk, start } = this;
-    if (this.keep === undefined && this.size === 0 && !this.oversize && start > this.bytesUntil) {
+    if (this.size === 0 && !this.oversize && start > this.bytesUntil) {
       const last = chunk.lastIndexOf(NEWLINE);
       if (last >= start) {
         try {
@@ -172,11 +180,12 @@ class LineSplitter {
     // A line of `n` UTF-16 units is `n` to `3n` bytes long: counted only where that may matter.
     const units = newline - at;
     if (units * 3 > this.maxLineBytes + 1 && byteLength(text, at, newline) > this.maxLineBytes + 1)
-      return this.tooLong();
+      return this.keep !== undefined && !this.keep.bytes(undefined) ? undefined : this.tooLong();
     const end = newline > at && text.charCodeAt(newline - 1) === CR ? newline - 1 : newline;
     if (end === at) return undefined;
     // As decoding each line alone would: a byte order mark at its start is dropped.
     const from = text.charCodeAt(at) === 0xfeff ? at + 1 : at;
+    if (this.keep !== undefined && !this.keep.text(text, from, end)) return undefined;
     return { ok: true, lineNumber: this.lineNumber, text: text.slice(from, end) };
   }
 
@@ -188,14 +197,14 @@ class LineSplitter {
     this.size = 0;
     this.oversize = false;
     if (oversize) {
-      if (keep !== undefined && !keep(undefined)) return undefined;
+      if (keep !== undefined && !keep.bytes(undefined)) return undefined;
       return this.tooLong();
     }
     const end =
       bytes.length > 0 && bytes[bytes.length - 1] === CR ? bytes.length - 1 : bytes.length;
     if (end === 0) return undefined;
     const line = end === bytes.length ? bytes : bytes.subarray(0, end);
-    if (keep !== undefined && !keep(line)) return undefined;
+    if (keep !== undefined && !keep.bytes(line)) return undefined;
     try {
       const text = this.decoder.decode(line);
       return { ok: true, lineNumber, text };

@@ -125,20 +125,21 @@ describe('routing an input among workers', () => {
     );
   });
 
-  it('decodes none of the lines another worker takes, once the dialect is known', async () => {
+  it('cuts none of the lines another worker takes, once the dialect is known', async () => {
     const lines = Array.from({ length: 40 }, (_, i) =>
       Buffer.from(`{"RunStarted":{"run_id":"run-${i}","timestamp":"2025-06-01T12:00:00Z"}}`),
     );
     const router = createInputRouter('auto', 'input.ndjson', 2);
     const keep = router.keepFor(1);
     const kept: boolean[] = [];
+    let askedOfBytes = 0;
+    const noted = (answer: boolean) => (kept.push(answer), answer);
     await eachLine(
       Readable.from([Buffer.concat(lines.flatMap((b) => [b, Buffer.from('\n')]))]),
       MAX_LINE_BYTES,
-      (b) => {
-        const answer = keep(b);
-        kept.push(answer);
-        return answer;
+      {
+        text: (text, from, to) => noted(keep.text(text, from, to)),
+        bytes: (b) => ((askedOfBytes += 1), noted(keep.bytes(b))),
       },
       (l) => {
         router.route(l);
@@ -155,5 +156,7 @@ describe('routing an input among workers', () => {
     const expected = [...own.values()].map((t) => t.owner === 1);
     expect(kept.slice(1)).toEqual(expected.slice(1));
     expect(expected.slice(1).filter((x) => !x).length).toBeGreaterThan(5);
+    // One chunk, decoded whole: every line was asked as it lies there, none of its bytes.
+    expect([kept.length, askedOfBytes]).toEqual([lines.length, 0]);
   });
 });

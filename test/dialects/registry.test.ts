@@ -2,8 +2,14 @@
 // for each, and the run id of a raw line for those that name their run in every line.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { behestPlainRunIdOf, behestRunIdOf } from '../../src/dialects/behest/behest-run-id.js';
-import { DIALECTS, routesByRun, runIdOfLine } from '../../src/dialects/registry.js';
+import { behestRunIdOf } from '../../src/dialects/behest/behest-run-id.js';
+import {
+  DIALECTS,
+  plainRunIdInText,
+  plainRunIdOfLine,
+  routesByRun,
+  runIdOfLine,
+} from '../../src/dialects/registry.js';
 import { RUNTIME_DIALECTS, isDialectName } from '../../src/events/dialect-name.js';
 import { fixture } from '../helpers/fixture-logs.js';
 
@@ -107,7 +113,21 @@ describe('dialect registry', () => {
             'utf8',
           );
           const bytes = bent(serde);
-          const plain = behestPlainRunIdOf(bytes);
+          const plain = plainRunIdOfLine('behest', bytes);
+          // The same line decoded with others around it, as a chunk is (a byte order mark kept
+          // as a character), is read alike where it lies.
+          let inChunk: string | undefined;
+          try {
+            inChunk = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+          } catch {
+            inChunk = undefined;
+          }
+          if (inChunk !== undefined) {
+            const before = '{"RunStarted":{"run_id":"before"}}\n';
+            const chunk = `${before}${inChunk}\n{"RunStarted":{"run_id":"after"}}\n`;
+            const from = before.length;
+            expect(plainRunIdInText('behest', chunk, from, from + inChunk.length)).toBe(plain);
+          }
           if (
             bytes.equals(serde) &&
             /^[A-Za-z][A-Za-z0-9]*$/.test(name) &&

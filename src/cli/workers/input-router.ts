@@ -2,7 +2,7 @@ import { createLineDecoder } from '../../dialects/detect.js';
 import { routesByRun } from '../../dialects/registry.js';
 import type { InputDialect } from '../../events/dialect-name.js';
 import type { InputLine, KeepLine } from '../../sources/ndjson-lines.js';
-import { lineOwner, lineOwnerOfBytes } from './line-owner.js';
+import { lineOwner, lineOwnerIn, lineOwnerOfBytes } from './line-owner.js';
 
 /** Where the lines of one input go among `ingest --workers` threads, line by line, in order. */
 export interface InputRouter {
@@ -61,12 +61,18 @@ export function createInputRouter(
       return byRun ? dialect : given;
     },
     keepFor(self) {
-      return (bytes) => {
-        if (dialect === 'auto') return true;
-        const owner = byRun ? lineOwnerOfBytes(bytes, dialect, inputName, workers) : home;
+      const mine = (owner: number) => {
         if (owner !== self) return false;
         kept = owner;
         return true;
+      };
+      return {
+        text: (text, from, to) =>
+          dialect === 'auto' ||
+          mine(byRun ? lineOwnerIn(text, from, to, dialect, inputName, workers) : home),
+        bytes: (bytes) =>
+          dialect === 'auto' ||
+          mine(byRun ? lineOwnerOfBytes(bytes, dialect, inputName, workers) : home),
       };
     },
   };

@@ -1,4 +1,4 @@
-import { plainRunIdOfLine, runIdOfLine } from '../../dialects/registry.js';
+import { plainRunIdInText, plainRunIdOfLine, runIdOfLine } from '../../dialects/registry.js';
 import type { InputDialect } from '../../events/dialect-name.js';
 import { partitionOf } from '../../partitions/partition-of.js';
 
@@ -42,4 +42,21 @@ export function lineOwnerOfBytes(
     text = undefined;
   }
   return lineOwner(text, dialect, inputName, workers);
+}
+
+/**
+ * `lineOwner` of the line `text.slice(from, to)` of a chunk decoded whole: where the dialect reads
+ * the run from the characters as they lie, the line is not cut.
+ */
+export function lineOwnerIn(
+  text: string,
+  from: number,
+  to: number,
+  dialect: InputDialect,
+  inputName: string,
+  workers: number,
+): number {
+  const plain = dialect === 'auto' ? undefined : plainRunIdInText(dialect, text, from, to);
+  if (plain !== undefined) return partitionOf(plain, workers);
+  return lineOwner(text.slice(from, to), dialect, inputName, workers);
 }

@@ -43,35 +43,37 @@ function parsedRunIdOf(text: string): string | undefined {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const RUN_ID_KEY = Buffer.from(':{"run_id":"', 'latin1');
+const RUN_ID_KEY = ':{"run_id":"';
 
 /**
- * The run id of a raw line that begins exactly as serde writes it (`{"Variant":{"run_id":"…"`)
- * and whose id is printable ASCII with no escapes, read from its bytes without decoding the line;
- * undefined for any other line (decode it and ask `behestRunIdOf`). Where it answers, the answer
- * is `behestRunIdOf`'s for the decoded line: those bytes decode to the same characters, and the
- * pattern there matches them with the same id.
+ * The run id of the raw line `text.slice(from, to)` where it begins exactly as serde writes it
+ * (`{"Variant":{"run_id":"…"`) and its id is printable ASCII with no escapes, read where it lies
+ * (only the id is cut); undefined for any other line (ask `behestRunIdOf`). `text` is a chunk
+ * decoded whole, or a line's bytes as Latin-1 (each byte the character of its own value: the
+ * ASCII accepted here is itself, so the bytes need not be decoded). Where it answers, the answer
+ * is `behestRunIdOf`'s for the decoded line: the pattern there matches the same characters with
+ * the same id.
  */
-export function behestPlainRunIdOf(bytes: Buffer): string | undefined {
-  if (bytes[0] !== 0x7b || bytes[1] !== QUOTE || !isAsciiLetter(bytes[2])) return undefined;
-  let i = 3;
-  while (i < bytes.length && isAsciiLetterOrDigit(bytes[i])) i += 1;
-  if (bytes[i] !== QUOTE) return undefined;
+export function behestPlainRunIdIn(text: string, from: number, to: number): string | undefined {
+  const at = (i: number) => (i < to ? text.charCodeAt(i) : -1);
+  if (at(from) !== 0x7b || at(from + 1) !== QUOTE || !isAsciiLetter(at(from + 2))) return undefined;
+  let i = from + 3;
+  while (isAsciiLetterOrDigit(at(i))) i += 1;
+  if (at(i) !== QUOTE) return undefined;
   i += 1;
-  for (let k = 0; k < RUN_ID_KEY.length; k += 1, i += 1)
-    if (bytes[i] !== RUN_ID_KEY[k]) return undefined;
+  if (i + RUN_ID_KEY.length > to || !text.startsWith(RUN_ID_KEY, i)) return undefined;
+  i += RUN_ID_KEY.length;
   const start = i;
-  let code = bytes[i];
-  while (code !== undefined && code > 0x20 && code < 0x7f && code !== QUOTE && code !== BACKSLASH)
-    code = bytes[(i += 1)];
+  let code = at(i);
+  while (code > 0x20 && code < 0x7f && code !== QUOTE && code !== BACKSLASH) code = at((i += 1));
   if (code !== QUOTE || i === start) return undefined;
-  return bytes.toString('latin1', start, i);
+  return text.slice(start, i);
 }
 
-function isAsciiLetter(code: number | undefined): boolean {
-  return code !== undefined && ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a));
+function isAsciiLetter(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
 }
 
-function isAsciiLetterOrDigit(code: number | undefined): boolean {
-  return isAsciiLetter(code) || (code !== undefined && code >= 0x30 && code <= 0x39);
+function isAsciiLetterOrDigit(code: number): boolean {
+  return isAsciiLetter(code) || (code >= 0x30 && code <= 0x39);
 }

@@ -1,4 +1,4 @@
-import { behestPlainRunIdOf, behestRunIdOf } from './behest-run-id.js';
+import { behestPlainRunIdIn, behestRunIdOf } from './behest-run-id.js';
 import { BEHEST_VARIANTS, VARIANTS } from './behest-variants.js';
 import type { Dialect, ParseResult } from '../shared/parse-result.js';
 import { ignoredVariant, isRecord, rejectedSchema } from '../shared/parse-result.js';
@@ -68,5 +68,5 @@ export const behest: Dialect = {
   },
   createDecoder: () => STATELESS,
   runIdOf: behestRunIdOf,
-  plainRunIdOf: behestPlainRunIdOf,
+  plainRunIdIn: behestPlainRunIdIn,
 };

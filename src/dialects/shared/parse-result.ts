@@ -68,10 +68,11 @@ export interface Dialect {
    */
   runIdOf?(text: string): string | undefined;
   /**
-   * The same, read from a raw line's bytes where that is certain without decoding them (the line
-   * begins as the runtime writes it); undefined otherwise: decode the line and ask `runIdOf`.
+   * The same, read where that is certain from the line's characters as they lie (the line begins
+   * as the runtime writes it, in ASCII): of `text.slice(from, to)`, where `text` holds more lines
+   * or is a line's bytes as Latin-1 (not decoded). Undefined otherwise: ask `runIdOf`.
    */
-  plainRunIdOf?(bytes: Buffer): string | undefined;
+  plainRunIdIn?(text: string, from: number, to: number): string | undefined;
 }
 
 /** Helpers for dialect files. */
