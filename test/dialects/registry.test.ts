@@ -147,4 +147,17 @@ describe('dialect registry', () => {
       { numRuns: 3000 },
     );
   });
+
+  it('reads a line where it lies in a chunk, and no further than its end', () => {
+    const line = '{"ToolCallStarted":{"run_id":"run-7","call_id":"c1"}}';
+    const chunk = `{"RunStarted":{"run_id":"run-6"}}\n${line}\n`;
+    const from = chunk.indexOf(line);
+    expect(plainRunIdInText('behest', chunk, from, from + line.length)).toBe('run-7');
+    // A range that ends before the id does cannot name it, whatever follows in the text.
+    const idEnds = chunk.indexOf('"', chunk.indexOf('run-7'));
+    for (const to of [idEnds, idEnds - 1, from + 10])
+      expect(plainRunIdInText('behest', chunk, from, to)).toBeUndefined();
+    // Nor does a range that starts anywhere but the line's start.
+    expect(plainRunIdInText('behest', chunk, from + 1, from + line.length)).toBeUndefined();
+  });
 });

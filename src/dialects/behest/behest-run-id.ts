@@ -41,9 +41,12 @@ function parsedRunIdOf(text: string): string | undefined {
   return typeof runId === 'string' && runId !== '' ? runId : undefined;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const RUN_ID_KEY = ':{"run_id":"';
+/**
+ * Serde's start of a line up to the end of its run id, anchored where matching starts (`y`): a
+ * letter and letters or digits for the variant, then an id of printable ASCII without quotes or
+ * backslashes. Neither class holds a line break, so a match never runs past its line.
+ */
+const PLAIN_START = /\{"[A-Za-z][A-Za-z0-9]*":\{"run_id":"([\x21\x23-\x5b\x5d-\x7e]+)"/y;
 
 /**
  * The run id of the raw line `text.slice(from, to)` where it begins exactly as serde writes it
@@ -55,25 +58,7 @@ const RUN_ID_KEY = ':{"run_id":"';
  * the same id.
  */
 export function behestPlainRunIdIn(text: string, from: number, to: number): string | undefined {
-  const at = (i: number) => (i < to ? text.charCodeAt(i) : -1);
-  if (at(from) !== 0x7b || at(from + 1) !== QUOTE || !isAsciiLetter(at(from + 2))) return undefined;
-  let i = from + 3;
-  while (isAsciiLetterOrDigit(at(i))) i += 1;
-  if (at(i) !== QUOTE) return undefined;
-  i += 1;
-  if (i + RUN_ID_KEY.length > to || !text.startsWith(RUN_ID_KEY, i)) return undefined;
-  i += RUN_ID_KEY.length;
-  const start = i;
-  let code = at(i);
-  while (code > 0x20 && code < 0x7f && code !== QUOTE && code !== BACKSLASH) code = at((i += 1));
-  if (code !== QUOTE || i === start) return undefined;
-  return text.slice(start, i);
-}
-
-function isAsciiLetter(code: number): boolean {
-  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
-}
-
-function isAsciiLetterOrDigit(code: number): boolean {
-  return isAsciiLetter(code) || (code >= 0x30 && code <= 0x39);
+  PLAIN_START.lastIndex = from;
+  const found = PLAIN_START.exec(text);
+  return found === null || PLAIN_START.lastIndex > to ? undefined : found[1];
 }
