@@ -103,10 +103,9 @@ const NEED_MORE = Symbol('need more');
  * The complete lines of a chunk are decoded together into one string and the lines cut from it:
  * one call of the decoder per chunk instead of one per line, and no view of the bytes made for
  * each line (`keep` is asked of each as it lies in that string, and a line not kept is never
- * cut). Where that decoding fails (invalid UTF-8
- * somewhere in the chunk), those lines are taken one at a time from their bytes, so that only the
- * line at fault is refused. A line begun in one chunk and ended in the next is put together from
- * its bytes.
+ * cut). Where that decoding fails (invalid UTF-8 somewhere in the chunk), those lines are taken
+ * one at a time from their bytes, so that only the line at fault is refused. A line begun in one
+ * chunk and ended in the next is put together from its bytes.
  */
 class LineSplitter {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });

@@ -17,8 +17,9 @@ const MAX_BATCHES_IN_FLIGHT = 8;
  * `ingest --workers N`: the same mapping on N worker threads, each with its own sink and export
  * pipeline. A line goes to the worker of its run (behest's `run_id`, hashed as partitions are);
  * runtimes without run ids keep a whole input on one worker (their runs are named within it).
- * Regular files are read by every worker, each taking its own lines (found from their bytes,
- * most never decoded); stdin and followed files are read here and their lines handed over.
+ * Regular files are read by every worker, each taking its own lines (found where they lie in
+ * their decoded chunk, the others never cut); stdin and followed files are read here and their
+ * lines handed over.
  */
 export async function runParallelPipeline(
   io: Io,

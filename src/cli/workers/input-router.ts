@@ -11,7 +11,7 @@ export interface InputRouter {
   /** The dialect the line just routed is read in on its worker. */
   readonly dialect: InputDialect;
   /**
-   * For worker `self` reading the input itself: which lines to decode. While the dialect is
+   * For worker `self` reading the input itself: which lines to take. While the dialect is
    * unknown, every line (each reader detects it as one thread would); then only its own.
    */
   keepFor(self: number): KeepLine;
