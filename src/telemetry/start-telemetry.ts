@@ -1,4 +1,4 @@
-import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { detectResources, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   ConsoleMetricExporter,
   MeterProvider,
@@ -7,6 +7,7 @@ import {
 import type { IMetricReader, PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { SpanExporter, SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { envResourceDetector } from './env-resource.js';
 import { samplerFromEnv } from './sampler-choice.js';
 import {
   destinationMetricExporter,
@@ -99,7 +100,7 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
     'service.version': PACKAGE_VERSION,
     // Tells one process's cumulative metrics from the next one's (restarts, several replicas).
     'service.instance.id': randomUUID(),
-  }).merge(detectResources({ detectors: [envDetector] }));
+  }).merge(detectResources({ detectors: [envResourceDetector(env)] }));
 
   const readers: IMetricReader[] = [...(options.metricReaders ?? [])];
   const hold = options.holdThroughOutageMillis;

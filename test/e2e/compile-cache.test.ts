@@ -13,7 +13,8 @@ const dir = mkdtempSync(join(tmpdir(), 'aob-compile-cache-'));
 const input = join(dir, 'events.ndjson');
 writeFileSync(input, `${[...toolRun(RUN_A), ...toolRun(RUN_B)].join('\n')}\n`);
 const NO_EXPORT = { OTEL_TRACES_EXPORTER: 'none', OTEL_METRICS_EXPORTER: 'none' };
-const ingest = ['ingest', '--workers', '2', '--json', input];
+// Three shares of a file: the main thread's and two worker threads'.
+const ingest = ['ingest', '--workers', '3', '--json', input];
 
 /** The bundle's files whose cached code Node took, from its compile cache's account in `stderr`. */
 function cachedFiles(stderr: string): string[] {
@@ -47,7 +48,7 @@ describe('the compile cache', () => {
     const cached = cachedFiles(second.stderr);
     // The entry itself is compiled before it turns the cache on; the CLI's code after it.
     expect(cached).toContain('workers/run-cli');
-    // Only a worker thread loads its own code.
+    // Only a worker thread loads its own code (the main thread runs the first share itself).
     expect(cached.filter((file) => file === 'workers/ingest-thread')).toHaveLength(2);
   });
 
