@@ -57,11 +57,10 @@ export function priceUsage(
   for (const tokenClass of TOKEN_CLASSES) {
     const count = classes[tokenClass];
     if (count <= 0) continue;
-    const classAttributes = {
-      ...attributes,
-      [S.ATTR_AGENT_TOKEN_CLASS]: tokenClass,
-      [S.ATTR_AGENT_COST_STATUS]: price.status,
-    };
+    // Made as the run's attributes are, names added one by one (no spread of computed names).
+    const classAttributes = agentMetricAttributes(run.agentName, model);
+    classAttributes[S.ATTR_AGENT_TOKEN_CLASS] = tokenClass;
+    classAttributes[S.ATTR_AGENT_COST_STATUS] = price.status;
     recordOnce(run, (i) => i.tokens.add(count, classAttributes));
   }
   return price;
