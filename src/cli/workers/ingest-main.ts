@@ -172,7 +172,7 @@ function threadShare(
   heard: (message: FromWorker) => void,
   failed: (error: unknown) => void,
 ): ShareLink {
-  // The worker's own process.env too: resource detection reads it.
+  // The worker's own process.env too: its exporters read their settings from it.
   const limits = workerResourceLimits();
   const worker = new Worker(new URL('./ingest-worker.js', import.meta.url), {
     workerData: setup,

@@ -84,7 +84,7 @@ export function startWorkerBackend(
   const finished: Promise<Finished | undefined>[] = [];
   const workers = Array.from({ length: count }, (_, k) => {
     const setup: ServeWorkerSetup = { options, env: workerEnv(env, k + 1) };
-    // The worker's own process.env too: resource detection reads it.
+    // The worker's own process.env too: its exporters read their settings from it.
     const worker = new Worker(new URL('./serve-worker.js', import.meta.url), {
       workerData: setup,
       env: { ...setup.env },
