@@ -1,8 +1,7 @@
 import type { AgentEvent } from '../events/agent-event.js';
 import { ACCEPTED, rejected } from './apply-outcome.js';
 import type { ApplyOutcome } from './apply-outcome.js';
-import { agentMetricAttributes } from './metrics/instruments.js';
-import { recordOnce } from './metrics/record-once.js';
+import { isFirstWrite } from './metrics/record-once.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
 import { annotate } from './spans/annotate.js';
@@ -71,7 +70,8 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
           target.span.addEvent(S.EVENT_DOOM_LOOP_DETECTED, attributes, event.time);
       }
       run.sawDoomLoop = true;
-      recordOnce(run, (i) => i.doomLoops.add(1, agentMetricAttributes(run.agentName, run)));
+      if (isFirstWrite(run))
+        run.instruments.doomLoops.add(1, ctx.metricSets.agent(run.agentName, run));
       return ACCEPTED;
     }
     case 'CompactionCircuitOpened':
@@ -82,7 +82,8 @@ export function applyEvent(ctx: TrackerContext, run: RunRecord, event: NonTermin
           event.time,
         );
       }
-      recordOnce(run, (i) => i.breakerOpened.add(1, agentMetricAttributes(run.agentName)));
+      if (isFirstWrite(run))
+        run.instruments.breakerOpened.add(1, ctx.metricSets.agent(run.agentName));
       return ACCEPTED;
   }
 }

@@ -7,9 +7,8 @@ import type { TokenUsage } from '../events/agent-event.js';
 import { quantizeUsd } from '../pricing/price-table.js';
 import type { Price, UsageTokens } from '../pricing/price-table.js';
 import { TOKEN_CLASSES, tokenClasses } from '../pricing/token-classes.js';
-import { agentMetricAttributes } from './metrics/instruments.js';
-import type { ModelIdentity } from './metrics/instruments.js';
-import { recordOnce } from './metrics/record-once.js';
+import type { ModelIdentity } from './metrics/metric-attribute-sets.js';
+import { isFirstWrite } from './metrics/record-once.js';
 import type { RunRecord } from './run-state.js';
 import * as S from './semconv.js';
 import type { TrackerContext } from './tracker-context.js';
@@ -46,22 +45,19 @@ export function priceUsage(
     usage: tokens,
     at: new Date(time[0] * 1000 + Math.floor(time[1] / 1e6)),
   });
-  const attributes = agentMetricAttributes(run.agentName, model);
+  const sets = ctx.metricSets;
   if (price.status === 'priced') {
     run.costUsd = (run.costUsd ?? 0) + price.usd;
     run.pricedCalls += 1;
-    const usd = quantizeUsd(price.usd);
-    recordOnce(run, (i) => i.cost.add(usd, attributes));
+    if (isFirstWrite(run))
+      run.instruments.cost.add(quantizeUsd(price.usd), sets.agent(run.agentName, model));
   } else run.unpricedCalls += 1;
   const classes = tokenClasses(tokens);
   for (const tokenClass of TOKEN_CLASSES) {
     const count = classes[tokenClass];
-    if (count <= 0) continue;
-    // Made as the run's attributes are, names added one by one (no spread of computed names).
-    const classAttributes = agentMetricAttributes(run.agentName, model);
-    classAttributes[S.ATTR_AGENT_TOKEN_CLASS] = tokenClass;
-    classAttributes[S.ATTR_AGENT_COST_STATUS] = price.status;
-    recordOnce(run, (i) => i.tokens.add(count, classAttributes));
+    if (count <= 0 || !isFirstWrite(run)) continue;
+    const attributes = sets.agentTokens(run.agentName, model, tokenClass, price.status);
+    run.instruments.tokens.add(count, attributes);
   }
   return price;
 }

@@ -7,7 +7,7 @@ import type { DialectName } from '../events/dialect-name.js';
 import { applyEvent } from './apply-event.js';
 import { groupOpenRuns, toOpenRun } from './open-runs.js';
 import type { OpenRun, OpenRunGroup } from './open-runs.js';
-import { agentMetricAttributes, createInstruments } from './metrics/instruments.js';
+import { createInstruments } from './metrics/instruments.js';
 import { endRun } from './spans/run-span.js';
 import { startRun } from './spans/run-span.js';
 import type { RunEnding } from './spans/run-span.js';
@@ -171,7 +171,7 @@ export class RunTracker {
     this.runs.delete(runId);
     this.recency.remove(run);
     // It is no longer active here; what it recorded stays recorded, once.
-    run.instruments.runsActive.add(-1, agentMetricAttributes(run.agentName));
+    run.instruments.runsActive.add(-1, this.ctx.metricSets.agent(run.agentName));
     this.letGo.set(runId, run.metricWrites);
     if (this.letGo.size > this.ctx.finishedRunMemory)
       this.letGo.delete(this.letGo.keys().next().value!);
@@ -238,7 +238,7 @@ export class RunTracker {
       run.replayedWrites = replayed;
       this.letGo.delete(event.runId);
     }
-    run.instruments.runsActive.add(1, agentMetricAttributes(run.agentName));
+    run.instruments.runsActive.add(1, this.ctx.metricSets.agent(run.agentName));
     return run;
   }
 

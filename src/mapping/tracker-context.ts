@@ -1,6 +1,7 @@
 import type { Context, Tracer } from '@opentelemetry/api';
 import type { LimitHit } from './metrics/limit-report.js';
 import type { Instruments } from './metrics/instruments.js';
+import type { MetricAttributeSets } from './metrics/metric-attribute-sets.js';
 import type { PriceTable } from '../pricing/price-table.js';
 import type { Scrubber } from './privacy/scrub.js';
 
@@ -20,6 +21,8 @@ export interface RunSummary {
 export interface TrackerContext {
   readonly tracer: Tracer;
   readonly instruments: Instruments;
+  /** The metric attribute sets, each made once (see `MetricAttributeSets`). */
+  readonly metricSets: MetricAttributeSets;
   /** Masks secrets in captured content (which `maxContentBytes` bounds). */
   readonly scrub: Scrubber;
   /** Masks secrets in a free text (error, description, annotation) and cuts it to `maxAttributeLength`. */

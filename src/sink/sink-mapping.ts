@@ -7,6 +7,7 @@ import { eventTallyFor } from '../mapping/metrics/event-tally.js';
 import type { EventTally } from '../mapping/metrics/event-tally.js';
 import type { Scrubber } from '../mapping/privacy/scrub.js';
 import { boundedInstruments, LabelBudget } from '../mapping/metrics/label-budget.js';
+import { MetricAttributeSets } from '../mapping/metrics/metric-attribute-sets.js';
 import { createLimitReporter } from '../mapping/metrics/limit-report.js';
 import type { LimitHit } from '../mapping/metrics/limit-report.js';
 import {
@@ -78,6 +79,7 @@ export function createSinkMapping(
   const tracker = new RunTracker({
     tracer: tracerProvider.getTracer(PACKAGE_NAME, PACKAGE_VERSION, { schemaUrl: SCHEMA_URL }),
     instruments,
+    metricSets: new MetricAttributeSets(),
     scrub,
     freeText: (text) => {
       const scrubbed = scrubFreeText(text);

@@ -1,17 +1,19 @@
 // The mapping's counters are summed in the bridge and observed at collection (counter-tally.ts).
 // Held to the SDK's own counters as the oracle: on generated adds (attribute sets in any key
 // order, undefined and null values, values that look like the key's separators or like another
-// value's JSON, negative values), a
-// tallied counter and an SDK counter fed the same adds export the same points, for a monotonic
-// counter and an up-down counter, collected cumulatively and as deltas. One difference, on
-// purpose: an attribute whose value is undefined is left out of the set (see `defined`); and
-// under delta temporality a set that did not change is a zero point (compared apart).
+// value's JSON, negative values; each set given as a fresh object or, as the mapping gives its
+// sets, as one frozen object shared by every add of it), a tallied counter and an SDK counter fed
+// the same adds export the same points, for a monotonic counter and an up-down counter, collected
+// cumulatively and as deltas. One difference, on purpose: an attribute whose value is undefined is
+// left out of the set (see `defined`); and under delta temporality a set that did not change is a
+// zero point (compared apart).
 import fc from 'fast-check';
 import type { Attributes, AttributeValue } from '@opentelemetry/api';
 import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import type { DataPoint } from '@opentelemetry/sdk-metrics';
 import { describe, expect, it } from 'vitest';
 import { talliedCounter } from '../../src/mapping/metrics/counter-tally.js';
+import { sharedSet } from '../helpers/shared-sets.js';
 
 class Reader extends MetricReader {
   constructor(temporality: AggregationTemporality) {
@@ -94,6 +96,9 @@ const adds = attributeSet
             })
             .map((entries) => Object.fromEntries<Attributes[string]>(entries)),
         ),
+        // Given as the mapping gives its sets (frozen, one object per set and key order), or as
+        // a fresh object.
+        fc.boolean(),
       ),
       { maxLength: 30 },
     ),
@@ -141,9 +146,10 @@ describe('a tallied counter', () => {
             kind === 'counter'
               ? sdkMeter.createCounter('c', { unit: '{x}' })
               : sdkMeter.createUpDownCounter('c', { unit: '{x}' });
+          const made = new Map<string, Attributes>();
           for (const adds of rounds) {
-            for (const [n, attributes] of adds) {
-              tally.add(n, attributes);
+            for (const [n, attributes, shared] of adds) {
+              tally.add(n, shared ? sharedSet(made, attributes) : attributes);
               sdk.add(n, defined(attributes));
             }
             // A delta reader gets a zero point for a set that did not change, as from any

@@ -3,9 +3,11 @@
 // and between bucket bounds, negative, fractional, NaN and infinite values, an integer instrument
 // and one without advice), with collections and the clock moving between them, a tallied meter and
 // an SDK meter export the same histogram points, start and end times included, for a cumulative
-// reader and a delta reader, through and past a reader's cardinality limit. One difference, on
-// purpose: an attribute whose value is undefined is left out of the set (as the tallied counters
-// do), so no value generated here is undefined; that case has a test of its own.
+// reader and a delta reader, through and past a reader's cardinality limit; each set given as a
+// fresh object or, as the mapping gives its sets, as one frozen object shared by every record of
+// it. One difference, on purpose: an attribute whose value is undefined is left out of the set (as
+// the tallied counters do), so no value generated here is undefined; that case has a test of its
+// own.
 import fc from 'fast-check';
 import { ValueType } from '@opentelemetry/api';
 import type { Attributes } from '@opentelemetry/api';
@@ -21,6 +23,7 @@ import type { MetricProducer, ResourceMetrics } from '@opentelemetry/sdk-metrics
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TalliedHistograms } from '../../src/telemetry/metrics/tallied-histograms.js';
 import { TallyingMeterProvider } from '../../src/telemetry/metrics/tallying-meter-provider.js';
+import { sharedSet } from '../helpers/shared-sets.js';
 
 class Reader extends MetricReader {
   constructor(
@@ -117,7 +120,7 @@ const recordValue = fc.oneof(
   fc.constantFrom(-1, Number.NaN, Infinity, -Infinity, 1.5, 3.7),
 );
 type Op =
-  | { kind: 'record'; instrument: number; value: number; attributes: Attributes }
+  | { kind: 'record'; instrument: number; value: number; attributes: Attributes; shared: boolean }
   | { kind: 'collect'; reader: number }
   | { kind: 'tick'; millis: number };
 const op: fc.Arbitrary<Op> = fc.oneof(
@@ -128,6 +131,9 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       instrument: fc.integer({ min: 0, max: 2 }),
       value: recordValue,
       attributes: attributeSet,
+      // Given as the mapping gives its sets (frozen, one object per set and key order), or as a
+      // fresh object.
+      shared: fc.boolean(),
     }),
   },
   {
@@ -174,12 +180,14 @@ describe('histograms tallied in the bridge', () => {
                 histograms(expected.resourceMetrics),
               );
             };
+            const made = new Map<string, Attributes>();
             for (const o of ops) {
               if (o.kind === 'tick') clock += o.millis;
               else if (o.kind === 'collect') await collect(o.reader % temporalities.length);
               else {
                 sdk[o.instrument]!.record(o.value, o.attributes);
-                tallied[o.instrument]!.record(o.value, o.attributes);
+                const given = o.shared ? sharedSet(made, o.attributes) : o.attributes;
+                tallied[o.instrument]!.record(o.value, given);
               }
             }
             for (let r = 0; r < temporalities.length; r += 1) await collect(r);

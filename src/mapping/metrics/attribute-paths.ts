@@ -31,18 +31,25 @@ export class AttributePaths<E> {
   private readonly root: Node<E> = { entry: undefined, next: undefined };
   /** By the attribute set, whatever its key order: one entry per set. */
   private readonly bySet = new Map<string, E>();
+  /** By the identity of an attributes object seen before (the mapping's sets are made once). */
+  private readonly byObject = new WeakMap<Attributes, E>();
 
   /** `create` makes a set's entry from its defined attributes, keys sorted. */
   constructor(private readonly create: (attributes: Attributes) => E) {}
 
   /** The entry of the set `attributes` names, made on first use. */
   find(attributes: Attributes): E {
+    const known = this.byObject.get(attributes);
+    if (known !== undefined) return known;
     let node = this.root;
     for (const name in attributes) {
       const v = attributes[name];
       if (v !== undefined) node = step(node, name, v);
     }
-    return (node.entry ??= this.entryFor(attributes));
+    const entry = (node.entry ??= this.entryFor(attributes));
+    // A frozen set cannot change under its identity; one that can is found by its values each time.
+    if (Object.isFrozen(attributes)) this.byObject.set(attributes, entry);
+    return entry;
   }
 
   /** Every set's entry, in the order the sets were first seen. */

@@ -1,5 +1,4 @@
 import type {
-  Attributes,
   Counter,
   Histogram,
   Meter,
@@ -216,31 +215,4 @@ export function createEventsCounter(meter: Meter): ObservableCounter {
     unit: '{event}',
     description: 'Input events seen by the bridge, by outcome.',
   });
-}
-
-/** Low-cardinality facts about a model: the only things metric attributes are built from. */
-export interface ModelIdentity {
-  readonly provider: string | undefined;
-  readonly model: string | undefined;
-}
-
-/** `gen_ai.client.*` attributes for a chat call (whitelist). */
-export function chatMetricAttributes(model: ModelIdentity, errorType?: string): Attributes {
-  const attributes: Attributes = { [S.ATTR_GEN_AI_OPERATION_NAME]: S.GEN_AI_OPERATION_CHAT };
-  if (model.provider !== undefined) attributes[S.ATTR_GEN_AI_PROVIDER_NAME] = model.provider;
-  if (model.model !== undefined) attributes[S.ATTR_GEN_AI_REQUEST_MODEL] = model.model;
-  if (errorType !== undefined) attributes[S.ATTR_ERROR_TYPE] = errorType;
-  return attributes;
-}
-
-/** Attributes that identify an agent and its model on run-level metrics (whitelist). */
-export function agentMetricAttributes(
-  agentName: string | undefined,
-  model?: ModelIdentity,
-): Attributes {
-  const attributes: Attributes = {};
-  if (agentName !== undefined) attributes[S.ATTR_GEN_AI_AGENT_NAME] = agentName;
-  if (model?.provider !== undefined) attributes[S.ATTR_GEN_AI_PROVIDER_NAME] = model.provider;
-  if (model?.model !== undefined) attributes[S.ATTR_GEN_AI_REQUEST_MODEL] = model.model;
-  return attributes;
 }

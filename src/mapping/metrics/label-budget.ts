@@ -18,6 +18,12 @@ const BOUNDED_KEYS = [
  */
 export class LabelBudget {
   private readonly seen = new Map<string, Set<string>>(BOUNDED_KEYS.map((k) => [k, new Set()]));
+  /**
+   * What each frozen attribute set given before became, by its identity (the mapping hands out
+   * each set once made, frozen: see `MetricAttributeSets`). A value once admitted stays admitted
+   * and one over the budget stays over it, so a set's answer never changes.
+   */
+  private readonly answers = new WeakMap<Attributes, Answer>();
 
   constructor(
     private readonly limit: number,
@@ -27,7 +33,21 @@ export class LabelBudget {
   /** The attributes with any value beyond the budget replaced by `_OTHER`. */
   bound(attributes: Attributes | undefined): Attributes | undefined {
     if (attributes === undefined) return undefined;
-    let out: Attributes | undefined;
+    let answer = this.answers.get(attributes);
+    if (answer === undefined) {
+      answer = this.answer(attributes);
+      // A frozen set cannot change under its identity; one that can is read each time.
+      if (Object.isFrozen(attributes)) this.answers.set(attributes, answer);
+    }
+    if (answer === attributes) return attributes;
+    const { bounded, overflows } = answer as Overflowing;
+    for (let n = 0; n < overflows; n += 1) this.overflow();
+    return bounded;
+  }
+
+  private answer(attributes: Attributes): Answer {
+    let bounded: Attributes | undefined;
+    let overflows = 0;
     for (const key of BOUNDED_KEYS) {
       const value = attributes[key];
       if (typeof value !== 'string') continue;
@@ -37,12 +57,20 @@ export class LabelBudget {
         seen.add(value);
         continue;
       }
-      this.overflow();
-      (out ??= { ...attributes })[key] = S.ERROR_TYPE_OTHER;
+      overflows += 1;
+      (bounded ??= { ...attributes })[key] = S.ERROR_TYPE_OTHER;
     }
-    return out ?? attributes;
+    return bounded === undefined ? attributes : { bounded, overflows };
   }
 }
+
+/** A set with values over the budget: what it is recorded as, and how many values it lost. */
+interface Overflowing {
+  readonly bounded: Attributes;
+  readonly overflows: number;
+}
+/** The set itself where all its values are within the budget. */
+type Answer = Attributes | Overflowing;
 
 /** The instruments, recording through the budget (the bridge's own counters need none). */
 export function boundedInstruments(instruments: Instruments, budget: LabelBudget): Instruments {

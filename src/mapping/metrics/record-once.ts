@@ -1,13 +1,12 @@
 import type { RunRecord } from '../run-state.js';
-import type { Instruments } from './instruments.js';
 
 /**
- * Records a metric of an open run exactly once in this process. A run let go while open (its
- * partition moved away) and rebuilt here from its redelivered events replays the same events in
- * the same order, so its first `replayedWrites` writes are the ones already made: they are skipped.
+ * Counts one metric write of an open run (one or more records made together), and says whether
+ * to make it: a metric of a run is recorded exactly once in this process. A run let go while open
+ * (its partition moved away) and rebuilt here from its redelivered events replays the same events
+ * in the same order, so its first `replayedWrites` writes are the ones already made: false for them.
  */
-export function recordOnce(run: RunRecord, write: (instruments: Instruments) => void): void {
+export function isFirstWrite(run: RunRecord): boolean {
   run.metricWrites += 1;
-  if (run.metricWrites <= run.replayedWrites) return;
-  write(run.instruments);
+  return run.metricWrites > run.replayedWrites;
 }

@@ -4,30 +4,37 @@ import type { Attributes } from '@opentelemetry/api';
 import { secondsBetween } from '../../events/hr-time.js';
 import type { UsageTokens } from '../../pricing/price-table.js';
 import { totalInput } from '../../pricing/token-classes.js';
-import { recordOnce } from '../metrics/record-once.js';
+import type { ModelIdentity } from '../metrics/metric-attribute-sets.js';
+import { isFirstWrite } from '../metrics/record-once.js';
 import type { ChatRecord, RunRecord } from '../run-state.js';
-import * as S from '../semconv.js';
+import type { TrackerContext } from '../tracker-context.js';
 
 /** The current conventions' usage counters (each a subset where the conventions say so). */
-export function recordInferenceUsage(run: RunRecord, base: Attributes, tokens: UsageTokens): void {
-  const attributes = { ...base, [S.ATTR_GEN_AI_TOKEN_MODALITY]: S.GEN_AI_TOKEN_MODALITY_UNKNOWN };
-  const input = totalInput(tokens);
-  recordOnce(run, (i) => {
-    const m = i.inference;
-    m.inputTokens.add(input, attributes);
-    m.outputTokens.add(tokens.output, attributes);
-    m.cacheReadInputTokens.add(tokens.cacheRead, attributes);
-    m.cacheWriteInputTokens.add(tokens.cacheWrite, attributes);
-    m.reasoningOutputTokens.add(tokens.reasoning, attributes);
-  });
+export function recordInferenceUsage(
+  ctx: TrackerContext,
+  run: RunRecord,
+  model: ModelIdentity,
+  tokens: UsageTokens,
+): void {
+  if (!isFirstWrite(run)) return;
+  const attributes = ctx.metricSets.inferenceUsage(model);
+  const m = run.instruments.inference;
+  m.inputTokens.add(totalInput(tokens), attributes);
+  m.outputTokens.add(tokens.output, attributes);
+  m.cacheReadInputTokens.add(tokens.cacheRead, attributes);
+  m.cacheWriteInputTokens.add(tokens.cacheWrite, attributes);
+  m.reasoningOutputTokens.add(tokens.reasoning, attributes);
 }
 
+const NO_TOKENS: UsageTokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
+
 /**
- * The current conventions' metrics of a finished call: its duration, time to first chunk, usage
- * counters (0 with modality `unknown` when it reported none, as the conventions ask) and per-call
- * token histograms.
+ * The current conventions' metrics of a finished call (`attributes`: its set, error type
+ * included): its duration, time to first chunk, usage counters (0 with modality `unknown` when it
+ * reported none, as the conventions ask) and per-call token histograms.
  */
 export function recordInferenceCall(
+  ctx: TrackerContext,
   run: RunRecord,
   chat: ChatRecord,
   attributes: Attributes,
@@ -35,18 +42,15 @@ export function recordInferenceCall(
   tokens: UsageTokens | undefined,
 ): void {
   const timed = !run.timedByArrival;
-  if (timed) recordOnce(run, (i) => i.inference.duration.record(duration, attributes));
+  const m = run.instruments.inference;
+  if (timed && isFirstWrite(run)) m.duration.record(duration, attributes);
   const firstChunk = chat.firstChunk;
-  if (firstChunk !== undefined && timed) {
-    const toFirst = secondsBetween(firstChunk, chat.start);
-    recordOnce(run, (i) => i.inference.timeToFirstChunk.record(toFirst, attributes));
+  if (firstChunk !== undefined && timed && isFirstWrite(run))
+    m.timeToFirstChunk.record(secondsBetween(firstChunk, chat.start), attributes);
+  const usage = tokens ?? NO_TOKENS;
+  recordInferenceUsage(ctx, run, chat, usage);
+  if (isFirstWrite(run)) {
+    m.operationInputTokens.record(totalInput(usage), attributes);
+    m.operationOutputTokens.record(usage.output, attributes);
   }
-  const usage = tokens ?? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
-  const { [S.ATTR_ERROR_TYPE]: _errorType, ...usageAttributes } = attributes;
-  recordInferenceUsage(run, usageAttributes, usage);
-  const input = totalInput(usage);
-  recordOnce(run, (i) => {
-    i.inference.operationInputTokens.record(input, attributes);
-    i.inference.operationOutputTokens.record(usage.output, attributes);
-  });
 }

@@ -6,8 +6,7 @@ import type { Attributes, HrTime, SpanContext } from '@opentelemetry/api';
 import type { AssistantMessageCommitted, UsageRecorded } from '../../events/agent-event.js';
 import { maxHrTime, secondsBetween } from '../../events/hr-time.js';
 import { costAttributes, priceUsage, usageTokens } from '../cost.js';
-import { chatMetricAttributes } from '../metrics/instruments.js';
-import { recordOnce } from '../metrics/record-once.js';
+import { isFirstWrite } from '../metrics/record-once.js';
 import type { ChatRecord, MutableModel, RunRecord, SpanNote } from '../run-state.js';
 import * as S from '../semconv.js';
 import type { TrackerContext } from '../tracker-context.js';
@@ -103,8 +102,8 @@ export function addChatText(
   chat.lastChunk = time;
   if (ctx.latestGenAi === true && previous !== undefined && !run.timedByArrival) {
     const interval = Math.max(0, secondsBetween(time, previous));
-    const attributes = chatMetricAttributes(chat);
-    recordOnce(run, (i) => i.inference.timePerOutputChunk.record(interval, attributes));
+    if (isFirstWrite(run))
+      run.instruments.inference.timePerOutputChunk.record(interval, ctx.metricSets.chat(chat));
   }
   if (ctx.captureContent && chat.text.length <= ctx.maxContentBytes) chat.text += delta;
 }
@@ -131,21 +130,13 @@ export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRec
   }
   run.inputTokens = add(run.inputTokens, inputTokens);
   run.outputTokens = add(run.outputTokens, outputTokens);
-  if (inputTokens !== undefined) {
-    recordOnce(run, (i) =>
-      i.tokenUsage.record(inputTokens, {
-        ...chatMetricAttributes(model),
-        [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_INPUT,
-      }),
-    );
+  if (inputTokens !== undefined && isFirstWrite(run)) {
+    const attributes = ctx.metricSets.chatTokens(model, S.GEN_AI_TOKEN_TYPE_INPUT);
+    run.instruments.tokenUsage.record(inputTokens, attributes);
   }
-  if (outputTokens !== undefined) {
-    recordOnce(run, (i) =>
-      i.tokenUsage.record(outputTokens, {
-        ...chatMetricAttributes(model),
-        [S.ATTR_GEN_AI_TOKEN_TYPE]: S.GEN_AI_TOKEN_TYPE_OUTPUT,
-      }),
-    );
+  if (outputTokens !== undefined && isFirstWrite(run)) {
+    const attributes = ctx.metricSets.chatTokens(model, S.GEN_AI_TOKEN_TYPE_OUTPUT);
+    run.instruments.tokenUsage.record(outputTokens, attributes);
   }
   if (chat !== undefined) {
     chat.usageSeen = true;
@@ -161,8 +152,7 @@ export function recordUsage(ctx: TrackerContext, run: RunRecord, event: UsageRec
 function recordUsageApart(ctx: TrackerContext, run: RunRecord, event: UsageRecorded): void {
   const tokens = usageTokens(event.usage);
   const price = tokens === undefined ? undefined : priceUsage(ctx, run, run, tokens, event.time);
-  if (ctx.latestGenAi === true && tokens !== undefined)
-    recordInferenceUsage(run, chatMetricAttributes(run), tokens);
+  if (ctx.latestGenAi === true && tokens !== undefined) recordInferenceUsage(ctx, run, run, tokens);
   if (run.chatsMade === 0 || !takeEvent(ctx, run)) return;
   const { inputTokens, outputTokens } = event.usage;
   const attributes: Attributes = price === undefined ? {} : costAttributes(price);
@@ -239,15 +229,17 @@ export function finalizeChat(
   if (chat.errorType !== undefined) span.setStatus({ code: SpanStatusCode.ERROR });
   span.end(end);
   run.chatsMade += 1;
-  const metricAttributes = chatMetricAttributes(chat, chat.errorType);
+  const metricAttributes = ctx.metricSets.chat(chat, chat.errorType);
   const duration = secondsBetween(end, chat.start);
   // Times the bridge stamped at arrival say how fast it read, not how long the call took.
   const timed = !run.timedByArrival;
-  if (timed) recordOnce(run, (i) => i.operationDuration.record(duration, metricAttributes));
+  if (timed && isFirstWrite(run))
+    run.instruments.operationDuration.record(duration, metricAttributes);
   const firstChunk = chat.firstChunk;
-  if (firstChunk !== undefined && timed) {
+  if (firstChunk !== undefined && timed && isFirstWrite(run)) {
     const toFirst = secondsBetween(firstChunk, chat.start);
-    recordOnce(run, (i) => i.timeToFirstChunk.record(toFirst, metricAttributes));
+    run.instruments.timeToFirstChunk.record(toFirst, metricAttributes);
   }
-  if (ctx.latestGenAi === true) recordInferenceCall(run, chat, metricAttributes, duration, tokens);
+  if (ctx.latestGenAi === true)
+    recordInferenceCall(ctx, run, chat, metricAttributes, duration, tokens);
 }

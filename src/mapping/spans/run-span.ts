@@ -8,7 +8,6 @@ import type { DialectName } from '../../events/dialect-name.js';
 import { maxHrTime, secondsBetween } from '../../events/hr-time.js';
 import { runCostAttributes } from '../cost.js';
 import { toSpanId, toTraceId } from '../ids.js';
-import { agentMetricAttributes } from '../metrics/instruments.js';
 import type { Instruments } from '../metrics/instruments.js';
 import type { RunRecord } from '../run-state.js';
 import * as S from '../semconv.js';
@@ -217,10 +216,9 @@ export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): 
   }
   span.end(end);
 
-  const runAttributes = agentMetricAttributes(run.agentName, run);
-  runAttributes[S.ATTR_AGENT_RUN_OUTCOME] = ending.outcome;
-  const durationAttributes = { ...runAttributes };
-  if (ending.errorType !== undefined) durationAttributes[S.ATTR_ERROR_TYPE] = ending.errorType;
+  const sets = ctx.metricSets;
+  const runAttributes = sets.runOutcome(run.agentName, run, ending.outcome);
+  const durationAttributes = sets.runOutcome(run.agentName, run, ending.outcome, ending.errorType);
   if (!run.timedByArrival)
     run.instruments.invokeAgentDuration.record(secondsBetween(end, run.start), durationAttributes);
   if (ctx.latestGenAi === true) {
@@ -228,8 +226,7 @@ export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): 
     run.instruments.agentToolCalls.record(run.finishedTools.size, durationAttributes);
   }
   run.instruments.runs.add(1, runAttributes);
-  run.instruments.runsActive.add(-1, agentMetricAttributes(run.agentName));
-  const iterationAttributes = agentMetricAttributes(run.agentName);
-  iterationAttributes[S.ATTR_AGENT_RUN_OUTCOME] = ending.outcome;
+  run.instruments.runsActive.add(-1, sets.agent(run.agentName));
+  const iterationAttributes = sets.runOutcome(run.agentName, undefined, ending.outcome);
   run.instruments.iterations.record(iterations, iterationAttributes);
 }

@@ -11,7 +11,7 @@ import type {
 import { maxHrTime, secondsBetween, subtractMillis } from '../../events/hr-time.js';
 import { ACCEPTED, rejected } from '../apply-outcome.js';
 import type { ApplyOutcome } from '../apply-outcome.js';
-import { recordOnce } from '../metrics/record-once.js';
+import { isFirstWrite } from '../metrics/record-once.js';
 import { toContentAttribute } from '../privacy/content.js';
 import type { RunRecord, ToolRecord } from '../run-state.js';
 import * as S from '../semconv.js';
@@ -187,23 +187,15 @@ export function endTool(
   if (outcome === 'incomplete') tool.span.setAttribute(S.ATTR_AGENT_SPAN_INCOMPLETE, true);
   if (errorType !== undefined) tool.span.setAttribute(S.ATTR_ERROR_TYPE, errorType);
   tool.span.end(end);
-  const attributes: Record<string, string> = {
-    [S.ATTR_GEN_AI_TOOL_NAME]: tool.name,
-    [S.ATTR_AGENT_TOOL_OUTCOME]: outcome,
-  };
-  if (errorType !== undefined) attributes[S.ATTR_ERROR_TYPE] = errorType;
-  if (ctx.latestGenAi === true) {
-    attributes[S.ATTR_GEN_AI_TOOL_TYPE] = S.GEN_AI_TOOL_TYPE_FUNCTION;
-    if (run.agentName !== undefined) attributes[S.ATTR_GEN_AI_AGENT_NAME] = run.agentName;
+  if (isFirstWrite(run)) {
+    const sets = ctx.metricSets;
+    if (!run.timedByArrival) {
+      const latest = ctx.latestGenAi === true;
+      const attributes = sets.tool(tool.name, outcome, errorType, latest, run.agentName);
+      run.instruments.executeToolDuration.record(secondsBetween(end, tool.start), attributes);
+    }
+    run.instruments.toolCalls.add(1, sets.tool(tool.name, outcome, undefined, false, undefined));
   }
-  const timed = !run.timedByArrival;
-  recordOnce(run, (i) => {
-    if (timed) i.executeToolDuration.record(secondsBetween(end, tool.start), attributes);
-    i.toolCalls.add(1, {
-      [S.ATTR_GEN_AI_TOOL_NAME]: tool.name,
-      [S.ATTR_AGENT_TOOL_OUTCOME]: outcome,
-    });
-  });
   run.tools?.delete(tool.callId);
   if (run.tools?.size === 0) run.tools = undefined;
   run.finishedTools.add(tool.callId);
