@@ -114,7 +114,7 @@ function writeLink(w: ProtobufWriter, link: Link): void {
 
 function writeSpan(w: ProtobufWriter, span: ReadableSpan): void {
   w.tag(2, WIRE_LENGTH);
-  const at = w.begin();
+  const at = w.beginWide();
   const context = span.spanContext();
   writeIdentity(w, context);
   const parent = span.parentSpanContext;
@@ -154,7 +154,7 @@ function writeSpan(w: ProtobufWriter, span: ReadableSpan): void {
   w.end(status);
   w.tag(16, WIRE_FIXED32);
   w.fixed32(spanFlags(context.traceFlags, parent?.isRemote));
-  w.end(at);
+  w.endWide(at);
 }
 
 interface Scope {

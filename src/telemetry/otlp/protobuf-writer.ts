@@ -136,8 +136,34 @@ export class ProtobufWriter {
     this.varint(length);
     this.room(length);
     const buf = this.buf;
-    for (let i = 0; i < length; i += 1)
-      buf[this.pos++] = (nibble(id.charCodeAt(2 * i)) << 4) | nibble(id.charCodeAt(2 * i + 1));
+    let pos = this.pos;
+    for (let i = 0; i < 2 * length; i += 2)
+      buf[pos++] = (NIBBLES[id.charCodeAt(i) & 127]! << 4) | NIBBLES[id.charCodeAt(i + 1) & 127]!;
+    this.pos = pos;
+  }
+
+  /**
+   * Reserves two length bytes, for a message that mostly takes 128 to 16 383 bytes (a span):
+   * `endWide` writes its length there, moving the message only when it takes another size.
+   */
+  beginWide(): number {
+    this.room(2);
+    const at = this.pos;
+    this.pos += 2;
+    return at;
+  }
+
+  endWide(at: number): void {
+    const length = this.pos - at - 2;
+    if (length >= 128 && length < 16384) {
+      this.buf[at] = (length & 127) | 128;
+      this.buf[at + 1] = length >>> 7;
+      return;
+    }
+    // Another size: written as `begin` and `end` write it, from one length byte reserved.
+    this.buf.copy(this.buf, at + 1, at + 2, this.pos);
+    this.pos -= 1;
+    this.end(at);
   }
 
   /** Reserves a length byte; `end` writes the length there (moving the message if it needs more). */
@@ -166,8 +192,9 @@ export class ProtobufWriter {
   }
 }
 
-function nibble(code: number): number {
+/** A hex digit's value by its character code, either case (ids are hex: another character means nothing). */
+const NIBBLES = Uint8Array.from({ length: 128 }, (_, code) => {
   if (code >= 48 && code <= 57) return code - 48;
   if (code >= 97 && code <= 102) return code - 87;
   return code - 55;
-}
+});

@@ -146,6 +146,31 @@ describe('OTLP/protobuf trace encoder', () => {
     );
   });
 
+  it('encodes spans of every length class (a length of one byte to four) as the serializer does', () => {
+    // A span's length is reserved as two bytes: spans under 128 bytes, near 16 384 and past it
+    // take another size, and are moved.
+    const padded = fc
+      .tuple(
+        span,
+        fc.oneof(
+          fc.integer({ min: 0, max: 200 }),
+          fc.integer({ min: 16_000, max: 17_000 }),
+          fc.constantFrom(2_097_200),
+        ),
+      )
+      .map(([s, length]) => ({
+        ...s,
+        spanContext: s.spanContext,
+        attributes: length === 0 ? {} : { ...s.attributes, pad: 'p'.repeat(length) },
+      }));
+    fc.assert(
+      fc.property(fc.array(padded, { minLength: 1, maxLength: 3 }), (spans) => {
+        expect(Buffer.from(encodeTraceRequest(spans)).equals(official(spans))).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('encodes large batches (lengths of several bytes) as the serializer does', () => {
     fc.assert(
       fc.property(fc.array(span, { minLength: 200, maxLength: 400 }), (spans) => {
