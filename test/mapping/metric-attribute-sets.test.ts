@@ -130,9 +130,16 @@ describe('the label budget', () => {
           const shared = new LabelBudget(limit, () => (sharedOverflows += 1));
           const fresh = new LabelBudget(limit, () => (freshOverflows += 1));
           const made = new Map<string, Attributes>();
+          const answers = new Map<Attributes, Attributes | undefined>();
           for (const [attributes, frozen] of records) {
             const givenSet = frozen ? sharedSet(made, attributes) : { ...attributes };
             const answer = shared.bound(givenSet);
+            if (frozen) {
+              // A shared set's answer is one frozen object, the same every time.
+              expect(Object.isFrozen(answer)).toBe(true);
+              if (answers.has(givenSet)) expect(answer).toBe(answers.get(givenSet));
+              answers.set(givenSet, answer);
+            }
             expect(answer).toStrictEqual(fresh.bound({ ...attributes }));
             expect(sharedOverflows).toBe(freshOverflows);
             // A set within the budget is recorded as given; one over it never changes in place.

@@ -36,8 +36,12 @@ export class LabelBudget {
     let answer = this.answers.get(attributes);
     if (answer === undefined) {
       answer = this.answer(attributes);
-      // A frozen set cannot change under its identity; one that can is read each time.
-      if (Object.isFrozen(attributes)) this.answers.set(attributes, answer);
+      // A frozen set cannot change under its identity; one that can is read each time. What a
+      // frozen set becomes is frozen too, so that the tallies know it by its identity as well.
+      if (Object.isFrozen(attributes)) {
+        if (answer !== attributes) Object.freeze((answer as Overflowing).bounded);
+        this.answers.set(attributes, answer);
+      }
     }
     if (answer === attributes) return attributes;
     const { bounded, overflows } = answer as Overflowing;
