@@ -112,72 +112,60 @@ function step(level: Map<Value, unknown>, value: Value): Map<Value, unknown> {
   return next;
 }
 
-function chat(provider: Value, model: Value, errorType: Value): Attributes {
+const chat: Make = (provider, model, errorType) => {
   const attributes: Attributes = { [S.ATTR_GEN_AI_OPERATION_NAME]: S.GEN_AI_OPERATION_CHAT };
   if (provider !== undefined) attributes[S.ATTR_GEN_AI_PROVIDER_NAME] = provider;
   if (model !== undefined) attributes[S.ATTR_GEN_AI_REQUEST_MODEL] = model;
   if (errorType !== undefined) attributes[S.ATTR_ERROR_TYPE] = errorType;
   return attributes;
-}
+};
 
-function chatTokens(provider: Value, model: Value, tokenType: Value): Attributes {
-  const attributes = chat(provider, model, undefined);
+const chatTokens: Make = (provider, model, tokenType) => {
+  const attributes = chat(provider, model, undefined, undefined, undefined);
   attributes[S.ATTR_GEN_AI_TOKEN_TYPE] = tokenType;
   return attributes;
-}
+};
 
-function inferenceUsage(provider: Value, model: Value): Attributes {
-  const attributes = chat(provider, model, undefined);
+const inferenceUsage: Make = (provider, model) => {
+  const attributes = chat(provider, model, undefined, undefined, undefined);
   attributes[S.ATTR_GEN_AI_TOKEN_MODALITY] = S.GEN_AI_TOKEN_MODALITY_UNKNOWN;
   return attributes;
-}
+};
 
-function agent(agentName: Value, provider: Value, model: Value): Attributes {
+const agent: Make = (agentName, provider, model) => {
   const attributes: Attributes = {};
   if (agentName !== undefined) attributes[S.ATTR_GEN_AI_AGENT_NAME] = agentName;
   if (provider !== undefined) attributes[S.ATTR_GEN_AI_PROVIDER_NAME] = provider;
   if (model !== undefined) attributes[S.ATTR_GEN_AI_REQUEST_MODEL] = model;
   return attributes;
-}
+};
 
-function agentTokens(
-  agentName: Value,
-  provider: Value,
-  model: Value,
-  tokenClass: Value,
-  status: Value,
-): Attributes {
-  const attributes = agent(agentName, provider, model);
+const agentTokens: Make = (agentName, provider, model, tokenClass, status) => {
+  const attributes = agent(agentName, provider, model, undefined, undefined);
   attributes[S.ATTR_AGENT_TOKEN_CLASS] = tokenClass;
   attributes[S.ATTR_AGENT_COST_STATUS] = status;
   return attributes;
-}
+};
 
-function runOutcome(
-  agentName: Value,
-  provider: Value,
-  model: Value,
-  outcome: Value,
-  errorType: Value,
-): Attributes {
-  const attributes = agent(agentName, provider, model);
+const runOutcome: Make = (agentName, provider, model, outcome, errorType) => {
+  const attributes = agent(agentName, provider, model, undefined, undefined);
   attributes[S.ATTR_AGENT_RUN_OUTCOME] = outcome;
   if (errorType !== undefined) attributes[S.ATTR_ERROR_TYPE] = errorType;
   return attributes;
-}
+};
 
-function tool(name: Value, outcome: Value, errorType: Value): Attributes {
+const tool: Make = (name, outcome, errorType) => {
   const attributes: Attributes = {
     [S.ATTR_GEN_AI_TOOL_NAME]: name,
     [S.ATTR_AGENT_TOOL_OUTCOME]: outcome,
   };
   if (errorType !== undefined) attributes[S.ATTR_ERROR_TYPE] = errorType;
   return attributes;
-}
+};
 
-function toolLatest(name: Value, outcome: Value, errorType: Value, agentName: Value): Attributes {
-  const attributes = tool(name, outcome, errorType);
+const toolLatest: Make = (name, outcome, errorType, agentName) => {
+  const attributes = tool(name, outcome, errorType, undefined, undefined);
   attributes[S.ATTR_GEN_AI_TOOL_TYPE] = S.GEN_AI_TOOL_TYPE_FUNCTION;
   if (agentName !== undefined) attributes[S.ATTR_GEN_AI_AGENT_NAME] = agentName;
   return attributes;
-}
+};
