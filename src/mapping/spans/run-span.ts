@@ -218,7 +218,10 @@ export function endRun(ctx: TrackerContext, run: RunRecord, ending: RunEnding): 
 
   const sets = ctx.metricSets;
   const runAttributes = sets.runOutcome(run.agentName, run, ending.outcome);
-  const durationAttributes = sets.runOutcome(run.agentName, run, ending.outcome, ending.errorType);
+  const durationAttributes =
+    ending.errorType === undefined
+      ? runAttributes
+      : sets.runOutcome(run.agentName, run, ending.outcome, ending.errorType);
   if (!run.timedByArrival)
     run.instruments.invokeAgentDuration.record(secondsBetween(end, run.start), durationAttributes);
   if (ctx.latestGenAi === true) {
