@@ -1,7 +1,6 @@
 import { createNoopMeter, TraceFlags } from '@opentelemetry/api';
 import type { Span } from '@opentelemetry/api';
 import type { AgentEvent } from '../events/agent-event.js';
-import { isTerminal } from '../events/agent-event.js';
 import { compareHrTime, maxHrTime } from '../events/hr-time.js';
 import type { DialectName } from '../events/dialect-name.js';
 import { applyEvent } from './apply-event.js';
@@ -72,8 +71,12 @@ export class RunTracker {
    * For an event of a run that has finished: `duplicate` when it is the run's terminal event
    * again, `late` otherwise. Undefined while the run is not known to have finished.
    */
-  afterFinish(event: AgentEvent, printed: Printed): TrackOutcome | undefined {
-    const terminalKey = this.finished.get(event.runId);
+  afterFinish(
+    event: AgentEvent,
+    printed: Printed,
+    runId: string = event.runId,
+  ): TrackOutcome | undefined {
+    const terminalKey = this.finished.get(runId);
     if (terminalKey === undefined) return undefined;
     return printed.fingerprint === terminalKey
       ? {
@@ -93,22 +96,33 @@ export class RunTracker {
     return this.runs.has(runId);
   }
 
-  /** Applies one event, in its run's time order (`printed`: its `eventFingerprint`, asked for if needed). */
-  track(event: AgentEvent, dialect: DialectName, printed: Printed): TrackOutcome {
-    if (this.finished.has(event.runId)) return this.afterFinish(event, printed)!;
+  /**
+   * Applies one event, in its run's time order (`printed`: its `eventFingerprint`, asked for if
+   * needed; `runId`: the event's, where the caller has it). Each field of the event is read once:
+   * events of every type pass here.
+   */
+  track(
+    event: AgentEvent,
+    dialect: DialectName,
+    printed: Printed,
+    runId: string = event.runId,
+  ): TrackOutcome {
+    if (this.finished.has(runId)) return this.afterFinish(event, printed, runId)!;
     const now = this.ctx.now();
-    let run = this.runs.get(event.runId);
+    const type = event.type;
+    let run = this.runs.get(runId);
     if (run !== undefined) {
       this.recency.use(run);
     } else {
       run = this.open(event, dialect, now);
-      if (event.type === 'RunStarted') return { outcome: 'accepted' };
+      if (type === 'RunStarted') return { outcome: 'accepted' };
     }
     run.lastSeen = maxHrTime(run.lastSeen, event.time);
     if (event.timeFromArrival === true) run.timedByArrival = true;
-    run.lastEvent = event.type;
+    run.lastEvent = type;
     run.lastActivityMillis = now;
-    if (isTerminal(event)) {
+    // The type read once narrows the event (see `isTerminal`).
+    if (type === 'RunCompleted' || type === 'RunFailed' || type === 'RunCancelled') {
       this.finish(run, toEnding(this.ctx, run, event), printed.fingerprint);
       return { outcome: 'accepted' };
     }

@@ -63,11 +63,8 @@ export class HeldEvents {
     }
     push((this.displaced ??= []), held);
     (this.displacedPrints ??= new PrintCounts()).add(held.fingerprint);
-    if (
-      this.displacedLatest === undefined ||
-      compareHrTime(held.event.time, this.displacedLatest) > 0
-    )
-      this.displacedLatest = held.event.time;
+    if (this.displacedLatest === undefined || compareHrTime(held.time, this.displacedLatest) > 0)
+      this.displacedLatest = held.time;
   }
 
   /** The earliest held event; undefined when none is held. */
@@ -119,7 +116,7 @@ export class HeldEvents {
     const ordered = this.ordered;
     let i = ordered.length - 1;
     // In order, an event is never earlier than the last one held: at most the same time.
-    if (i < this.head || compareHrTime(ordered[i]!.event.time, time) < 0) return false;
+    if (i < this.head || compareHrTime(ordered[i]!.time, time) < 0) return false;
     const fingerprint = event.fingerprint;
     if (this.orderedPrints !== undefined) return this.orderedPrints.has(fingerprint);
     let lo = this.head;
@@ -127,12 +124,12 @@ export class HeldEvents {
     // The first held event not earlier than `time`.
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareHrTime(ordered[mid]!.event.time, time) < 0) lo = mid + 1;
+      if (compareHrTime(ordered[mid]!.time, time) < 0) lo = mid + 1;
       else hi = mid;
     }
     for (i = lo; i < ordered.length && i - lo < SCAN_LIMIT; i += 1) {
       const held = ordered[i]!;
-      if (compareHrTime(held.event.time, time) !== 0) return false;
+      if (compareHrTime(held.time, time) !== 0) return false;
       if (held.fingerprint === fingerprint) return true;
     }
     if (i === ordered.length) return false;

@@ -1,4 +1,5 @@
 import { compareHrTime } from '../../events/hr-time.js';
+import type { HrTime } from '../../events/hr-time.js';
 import type { AgentEvent } from '../../events/agent-event.js';
 import type { DialectName } from '../../events/dialect-name.js';
 import type { TrackOutcome } from '../run-tracker.js';
@@ -14,6 +15,9 @@ export interface Settler {
 /** An event held for reordering. */
 export interface Held extends Printed {
   readonly event: AgentEvent;
+  /** The event's run and time, read from it once. */
+  readonly runId: string;
+  readonly time: HrTime;
   readonly dialect: DialectName;
   /** Arrival order, which breaks ties between events of the same time. */
   readonly seq: number;
@@ -24,7 +28,7 @@ export interface Held extends Printed {
 }
 
 export function compareHeld(a: Held, b: Held): number {
-  return compareHrTime(a.event.time, b.event.time) || a.seq - b.seq;
+  return compareHrTime(a.time, b.time) || a.seq - b.seq;
 }
 
 export function push(heap: Held[], item: Held): void {

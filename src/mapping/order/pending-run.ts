@@ -40,13 +40,20 @@ export class Pending implements Held {
   seq = 0;
   arrivedAt = 0;
   private print: number | undefined = undefined;
+  readonly runId: string;
+  readonly time: HrTime;
 
   constructor(
     readonly event: AgentEvent,
     readonly dialect: DialectName,
     readonly settler: Settler | undefined,
     readonly index: number,
-  ) {}
+  ) {
+    // Read once here: events of every type pass through the buffer, so a read of an event's
+    // field anywhere else in it meets a dozen shapes of object, where a `Pending` is one.
+    this.runId = event.runId;
+    this.time = event.time;
+  }
 
   get fingerprint(): number {
     return (this.print ??= eventFingerprint(this.event));
@@ -59,11 +66,11 @@ export class Pending implements Held {
  * covers the time), so a fingerprint is compared only with those.
  */
 export function isSeen(run: PendingRun, event: Held): boolean {
-  const time = event.event.time;
+  const time = event.time;
   const terminal = run.terminal;
   if (
     terminal !== undefined &&
-    compareHrTime(terminal.event.time, time) === 0 &&
+    compareHrTime(terminal.time, time) === 0 &&
     terminal.fingerprint === event.fingerprint
   )
     return true;

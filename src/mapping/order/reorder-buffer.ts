@@ -72,13 +72,14 @@ export class ReorderBuffer {
    */
   offer(event: AgentEvent, dialect: DialectName, settler?: Settler, index = 0): OfferOutcome {
     const held = new Pending(event, dialect, settler, index);
-    const finished = this.tracker.afterFinish(event, held);
+    const { runId } = held;
+    const finished = this.tracker.afterFinish(event, held, runId);
     if (finished !== undefined) return finished as OfferOutcome;
-    let run = this.runs.get(event.runId);
+    let run = this.runs.get(runId);
     if (run === undefined) {
       this.makeRoom();
-      run = newPendingRun(event.runId);
-      this.runs.set(event.runId, run);
+      run = newPendingRun(runId);
+      this.runs.set(runId, run);
     } else if (isSeen(run, held)) {
       return duplicateEvent(event);
     }
@@ -86,7 +87,7 @@ export class ReorderBuffer {
     if (
       !terminal &&
       run.appliedUpTo !== undefined &&
-      compareHrTime(event.time, run.appliedUpTo) < 0
+      compareHrTime(held.time, run.appliedUpTo) < 0
     ) {
       this.options.limitHit(
         'reorder_window',
@@ -266,13 +267,13 @@ export class ReorderBuffer {
 
   /** Applies an event in its run's order, remembering how far the run got. */
   private applied(run: PendingRun, held: Held): TrackOutcome {
-    if (run.appliedUpTo === undefined || compareHrTime(held.event.time, run.appliedUpTo) > 0) {
-      run.appliedUpTo = held.event.time;
+    if (run.appliedUpTo === undefined || compareHrTime(held.time, run.appliedUpTo) > 0) {
+      run.appliedUpTo = held.time;
       run.appliedPrints.clear();
     }
     if (run.appliedPrints.size < this.options.seenPerRun) run.appliedPrints.add(held);
     try {
-      return this.tracker.track(held.event, held.dialect, held);
+      return this.tracker.track(held.event, held.dialect, held, held.runId);
     } catch (error) {
       this.options.onError(held.event, error);
       return {

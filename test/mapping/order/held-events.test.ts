@@ -24,6 +24,8 @@ function held(seconds: number, nanos: number, print: number): Held {
   seq += 1;
   return {
     event: { type: 'TextDelta', runId: 'r', time, text: '' } as unknown as AgentEvent,
+    runId: 'r',
+    time,
     dialect: 'behest',
     seq,
     arrivedAt: seq,
