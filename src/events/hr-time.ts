@@ -6,9 +6,6 @@ export type { HrTime };
 /** 2^64 nanoseconds, in whole seconds: the last second OTLP can carry (2554-07-21T23:34:33Z). */
 const MAX_EXPORTABLE_SECONDS = 18_446_744_073;
 const FRACTION_SCALE = [1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1];
-const DAY_CACHE_LIMIT = 4096;
-/** Epoch seconds of a date (validated), by `YYYYMMDD` as a number, cached: a stream's events share few dates. */
-const dayCache = new Map<number, number>();
 
 /**
  * Parses an RFC 3339 timestamp (0–9 fraction digits, `Z` or a numeric offset) into an
@@ -74,26 +71,31 @@ function digits2(text: string, at: number): number {
   return a < 0 || a > 9 || b < 0 || b > 9 ? -1 : a * 10 + b;
 }
 
-/** Epoch seconds of the `YYYY-MM-DD` that `text` begins with (its dashes checked by the caller). */
+/** Days in each month of a common year. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Epoch seconds of the `YYYY-MM-DD` that `text` begins with (its dashes checked by the caller),
+ * in the proleptic Gregorian calendar, by integer arithmetic alone (days from the civil date, as
+ * H. Hinnant derives them): no `Date`, no cache, and a small function for the compilers.
+ */
 function daySeconds(text: string): number | undefined {
   const y1 = digits2(text, 0);
   const y2 = digits2(text, 2);
   const month = digits2(text, 5);
   const day = digits2(text, 8);
-  if (y1 < 0 || y2 < 0 || month < 0 || day < 0) return undefined;
-  const key = (y1 * 100 + y2) * 10_000 + month * 100 + day;
-  const cached = dayCache.get(key);
-  if (cached !== undefined) return cached;
+  if (y1 < 0 || y2 < 0 || month < 1 || month > 12 || day < 1) return undefined;
   const year = y1 * 100 + y2;
-  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate())
-    return undefined;
-  // Date.UTC reads years 0–99 as 1900–1999: the year is set apart.
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  const seconds = date.getTime() / 1000;
-  if (dayCache.size >= DAY_CACHE_LIMIT) dayCache.clear();
-  dayCache.set(key, seconds);
-  return seconds;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > MONTH_DAYS[month - 1]! + (leap && month === 2 ? 1 : 0)) return undefined;
+  // The year counted from March, so that a leap day ends it.
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra =
+    yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return (era * 146_097 + dayOfEra - 719_468) * 86_400;
 }
 
 /** Milliseconds since the epoch (possibly fractional) → `HrTime`. */
