@@ -68,14 +68,10 @@ export class RunTracker {
   }
 
   /**
-   * For an event of a run that has finished: `duplicate` when it is the run's terminal event
-   * again, `late` otherwise. Undefined while the run is not known to have finished.
+   * For an event of run `runId` (its own, read once) that has finished: `duplicate` when it is
+   * the run's terminal event again, `late` otherwise. Undefined while it has not finished.
    */
-  afterFinish(
-    event: AgentEvent,
-    printed: Printed,
-    runId: string = event.runId,
-  ): TrackOutcome | undefined {
+  afterFinish(event: AgentEvent, printed: Printed, runId: string): TrackOutcome | undefined {
     const terminalKey = this.finished.get(runId);
     if (terminalKey === undefined) return undefined;
     return printed.fingerprint === terminalKey
