@@ -278,6 +278,9 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
       await meterProvider.forceFlush();
     },
     async shutdown() {
+      // Closing: an export still held when an outage's budget is spent is given up, probes too.
+      outage?.close();
+      for (const pipeline of pipelines) pipeline.outage?.close();
       await tracerProvider.shutdown();
       await meterProvider.shutdown();
     },

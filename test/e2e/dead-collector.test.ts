@@ -31,6 +31,27 @@ describe('a collector that is not there', () => {
     expect(seconds).toBeLessThan(20);
   });
 
+  it('ingest waits no longer than the 6 s it said, with attempts still in flight then', async () => {
+    // Each attempt of the exporter's own retries ends within 4 s, and the bridge retries within
+    // the outage's budget: attempts are in flight when the 6 s are spent, and are given up then
+    // (before, the last of them was waited for, up to 4 s more).
+    const port = await deadPort();
+    const started = Date.now();
+    const result = await runCli(['ingest', 'events/run.ndjson'], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_EXPORTER_OTLP_TIMEOUT: '4000',
+    });
+    const seconds = (Date.now() - started) / 1000;
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('holding exports up to 6 s in case it starts');
+    expect(result.stderr).toMatch(/not delivered: 70 of 70 spans/);
+    console.log(
+      `ingest with nothing listening, 4 s attempts: exit 3 after ${seconds.toFixed(1)} s`,
+    );
+    expect(seconds).toBeGreaterThanOrEqual(6);
+    expect(seconds).toBeLessThan(6 + 1.5);
+  });
+
   it('says it before the exporter has given up, and serve stops within --grace-ms', async () => {
     const port = await deadPort();
     const cli = startCli(['serve', '--port', '0', '--grace-ms', '3000'], {

@@ -36,6 +36,12 @@ export function isUnreachable(error: unknown): boolean {
  * listening, a mistyped host) gets `UNREACHABLE_HOLD_MILLIS` at most: it is far more likely
  * a wrong address than an outage. Once the budget is spent, exports fail at once, but one every
  * `PROBE_GAP_MILLIS` still tries, so that a collector coming back is noticed.
+ *
+ * The budget bounds the wait for exports already in flight too (see `hold`): the exporter's own
+ * retries of one attempt take seconds, and an attempt that started before the outage was known
+ * would otherwise be waited for past the budget. Those still held when it is spent are given up
+ * then (a probe, which started after, is left to end on its own); once the process is closing
+ * (`close`), every export still held when the budget is spent is given up, probes too.
  */
 export class Outage {
   private since: number | undefined;
@@ -43,6 +49,10 @@ export class Outage {
   private unreachable = false;
   private lastProbe = Number.NEGATIVE_INFINITY;
   private lastError: Error | undefined;
+  /** Exports held now → whether each is a probe, by the callback that gives it up. */
+  private readonly held = new Map<() => void, boolean>();
+  private closing = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly holdMillis: number,
@@ -62,6 +72,7 @@ export class Outage {
       this.since = startedAt;
       this.onStart(error);
     }
+    this.arm();
   }
 
   /** Something listens at the collector's address (a probe connected): the full hold applies. */
@@ -91,10 +102,63 @@ export class Outage {
   spent(): Error | undefined {
     if (this.remaining() > 0) return undefined;
     const now = this.now();
-    if (now - this.lastProbe >= PROBE_GAP_MILLIS) {
+    if (!this.closing && now - this.lastProbe >= PROBE_GAP_MILLIS) {
       this.lastProbe = now;
       return undefined;
     }
+    return this.error();
+  }
+
+  /** What an export failed with in this outage, for one that is given up. */
+  error(): Error {
     return this.lastError ?? new Error('the collector is not taking exports');
+  }
+
+  /**
+   * An export is held (`probe`: it tries the collector after the budget was spent): `giveUp` is
+   * called if it is still held when the budget is spent. Returns its release, for when it ends.
+   */
+  hold(giveUp: () => void, probe: boolean): () => void {
+    this.held.set(giveUp, probe);
+    this.arm();
+    return () => this.held.delete(giveUp);
+  }
+
+  /**
+   * The process is closing: no more probes, and every export still held when the budget is spent
+   * (or now, if it is) is given up.
+   */
+  close(): void {
+    this.closing = true;
+    this.arm();
+  }
+
+  /** Calls `expire` when the budget of the outage in course ends, while exports are held. */
+  private arm(): void {
+    if (this.since === undefined || this.held.size === 0 || this.timer !== undefined) return;
+    const left = this.remaining();
+    if (left <= 0) {
+      this.expire();
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.expire();
+    }, left);
+    // The exports held keep the process alive; this only ends their wait.
+    this.timer.unref?.();
+  }
+
+  private expire(): void {
+    // The outage may have ended, or its budget grown (the address answered), since it was armed.
+    if (this.remaining() > 0) {
+      this.arm();
+      return;
+    }
+    for (const [giveUp, probe] of [...this.held])
+      if (this.closing || !probe) {
+        this.held.delete(giveUp);
+        giveUp();
+      }
   }
 }

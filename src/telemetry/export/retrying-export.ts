@@ -25,7 +25,9 @@ export function isPermanentFailure(result: ExportResult): boolean {
  * Retries one export (after the exporter's own retries gave up) with a growing delay, within the
  * shared `outage`'s budget: an outage shorter than the hold loses nothing, and however many exports
  * wait through one outage, they wait for it together. A permanent failure (see
- * `isPermanentFailure`) is not retried. The caller's callback hears only the last outcome.
+ * `isPermanentFailure`) is not retried. The caller's callback hears only the last outcome, at the
+ * latest when the budget is spent: an attempt still in flight then is given up (`Outage.hold`),
+ * and of its late outcome only a success is taken, as the collector's return.
  */
 function retrying<T>(
   attempt: (data: T, done: (result: ExportResult) => void) => void,
@@ -39,17 +41,30 @@ function retrying<T>(
   let finish: () => void = () => undefined;
   const held = new Promise<void>((resolve) => (finish = resolve));
   pending.add(held);
+  let over = false;
+  let pause: ReturnType<typeof setTimeout> | undefined;
+  let release: () => void = () => undefined;
   const answer = done;
   done = (result) => {
+    if (over) return;
+    over = true;
+    clearTimeout(pause);
+    release();
     pending.delete(held);
     finish();
     answer(result);
   };
+  // Past the budget, an export that may still try is the probe.
+  const probe = outage.remaining() <= 0;
   const spent = outage.spent();
   if (spent !== undefined) {
     done({ code: ExportResultCode.FAILED, error: spent });
     return;
   }
+  release = outage.hold(
+    () => done({ code: ExportResultCode.FAILED, error: outage.error() }),
+    probe,
+  );
   let delay = FIRST_DELAY_MILLIS;
   const run = () => {
     const started = performance.now();
@@ -59,24 +74,37 @@ function retrying<T>(
         done(result);
         return;
       }
+      // Given up already: a late failure says nothing new of the outage.
+      if (over) return;
       outage.failed(started, result.error);
       const left = outage.remaining();
       if (left <= 0 || isPermanentFailure(result)) {
         done(result);
         return;
       }
+      if (over) return;
       onRetry?.();
       // Not unref'd: a process waiting for its last export must not exit in the pause.
-      setTimeout(run, Math.min(delay, left));
+      pause = setTimeout(run, Math.min(delay, left));
       delay = Math.min(delay * 2, MAX_DELAY_MILLIS);
     });
   };
-  run();
+  if (!over) run();
 }
 
 /** Resolves once every export held now has its outcome. */
 async function settled(pending: Set<Promise<void>>): Promise<void> {
   while (pending.size > 0) await Promise.all([...pending]);
+}
+
+/**
+ * The inner exporter's flush or shutdown, not waited for once the outage's budget is spent: it
+ * would wait for the attempts given up then, which its own retries may keep going for seconds.
+ */
+function withinBudget(outage: Outage, work: Promise<void>): Promise<void> {
+  if (outage.remaining() > 0) return work;
+  work.catch(() => undefined);
+  return Promise.resolve();
 }
 
 /** A span exporter that holds a batch through an outage (see `Outage`). */
@@ -103,7 +131,7 @@ export class RetryingSpanExporter implements SpanExporter {
   /** Waits for the exports being held through an outage (within its budget), then shuts down. */
   async shutdown(): Promise<void> {
     await settled(this.pending);
-    return this.inner.shutdown();
+    return withinBudget(this.outage, this.inner.shutdown());
   }
 
   forceFlush(): Promise<void> {
@@ -133,12 +161,12 @@ export class RetryingMetricExporter implements PushMetricExporter {
 
   async forceFlush(): Promise<void> {
     await settled(this.pending);
-    return this.inner.forceFlush();
+    return withinBudget(this.outage, this.inner.forceFlush());
   }
 
   async shutdown(): Promise<void> {
     await settled(this.pending);
-    return this.inner.shutdown();
+    return withinBudget(this.outage, this.inner.shutdown());
   }
 
   selectAggregationTemporality(type: InstrumentType): AggregationTemporality {
