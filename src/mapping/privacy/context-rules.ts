@@ -1,8 +1,8 @@
 // Credentials known by their context rather than their shape: the value of a name that says it is
 // a credential (in any spelling: `appSecret=`, `PGPASSWORD=`, `"api-key": "…"`, `token => …`,
-// `--password VALUE`, `?access_token=…`), every authorization header whatever its scheme, every
-// cookie, and the password of a URL up to the last `@` before its host. A quoted value is masked
-// whole, spaces and all. Every pattern runs in linear time: each repeated run is bounded, and a
+// `--password VALUE`, `?access_token=…`, and in prose, `the password is …`), every authorization
+// header whatever its scheme, every cookie, the password of a URL up to the last `@` before its
+// host, and of a command's `-u user:password`. A quoted value is masked whole, spaces and all. Every pattern runs in linear time: each repeated run is bounded, and a
 // name cannot start inside a run of name characters (test/mapping/privacy/scrub-linear.test.ts).
 import { isCredentialKey } from './credential-key.js';
 import { REDACTED } from './scrub-value.js';
@@ -59,6 +59,20 @@ function isValue(value: string): boolean {
   return !NOT_SECRET.has(bare.toLowerCase().replace(/[[\]<>()*.]/g, ''));
 }
 
+/**
+ * Whether a value in prose after a credential's name (`the password is …`) is one: prose says
+ * `is incorrect` or `was rotated` there as often, so a plain word is not (a digit or a symbol, a
+ * capital past the first letter, or 16 characters or more make it one).
+ */
+function isProseValue(value: string): boolean {
+  const bare = value.replace(/^["'`]|["'`,;.:!?]+$/g, '');
+  return (
+    isValue(bare) &&
+    bare.length >= 6 &&
+    (/[^A-Za-z]/.test(bare) || /[A-Z]/.test(bare.slice(1)) || bare.length >= 16)
+  );
+}
+
 /** An authorization scheme's name: the credential after it is the scheme rules' to mask. */
 const SCHEME =
   /^["']?(?:bearer|basic|digest|negotiate|token|bot|apikey|sso-key|aws4-hmac-sha256)["']?$/i;
@@ -83,7 +97,7 @@ function keepingRule(name: string, pattern: RegExp): ContextRule {
  * separator (group `name`); the value is read only after a credential's name, so the scan stays
  * linear and a value that is itself `name=value` text is read as such.
  */
-function namedRule(name: string, pattern: RegExp): ContextRule {
+function namedRule(name: string, pattern: RegExp, worth = isValue): ContextRule {
   return {
     name,
     pattern,
@@ -100,7 +114,7 @@ function namedRule(name: string, pattern: RegExp): ContextRule {
           value === undefined ||
           value.startsWith('[REDACTED') ||
           SCHEME.test(value) ||
-          !isValue(value)
+          !worth(value)
         )
           continue;
         out += `${text.slice(from, valueAt)}${REDACTED}`;
@@ -108,6 +122,29 @@ function namedRule(name: string, pattern: RegExp): ContextRule {
         pattern.lastIndex = from;
       }
       return from === 0 ? text : out + text.slice(from);
+    },
+  };
+}
+
+/**
+ * `-u user:password` and its kin (curl's `--user` and `--proxy-user`, HTTPie's `--auth`): the
+ * password, where it is neither the user again nor a number (`docker run -u app:app`, `-u 1000:1000`
+ * name a user and a group).
+ */
+function userPasswordRule(): ContextRule {
+  const pattern =
+    /(?<keep>(?<![A-Za-z0-9_-])(?:-u|-U|--user|--proxy-user|-a|--auth)(?:=|\s{1,8})["']?(?<user>[^\s:"'@/]{1,128}):)(?<password>[^\s"']{1,512})/g;
+  return {
+    name: 'user_password_flag',
+    pattern,
+    apply: (text) => {
+      pattern.lastIndex = 0;
+      return text.replace(pattern, (whole: string, ...args: unknown[]) => {
+        const { keep, user, password } = args.at(-1) as Record<string, string>;
+        return password === user || /^\d+$/.test(password!) || password!.startsWith('[REDACTED')
+          ? whole
+          : `${keep}${REDACTED}`;
+      });
     },
   };
 }
@@ -146,4 +183,11 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
     'credential_assignment',
     /(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})["']?\s{0,8}(?:=>|:=|:(?!:)|=(?!=+\s))\s{0,8}/g,
   ),
+  // Prose: `my password is …`, `the API key was set to …` (a name of up to two words).
+  namedRule(
+    'credential_prose',
+    /(?<![A-Za-z0-9_.-])(?<name>(?:[A-Za-z][A-Za-z0-9_-]{0,31} )?[A-Za-z_][A-Za-z0-9_.-]{0,63})\s{1,8}(?:(?:is|was)(?:\s{1,8}(?:set|changed|reset)\s{1,8}to)?|(?:set|changed|reset)\s{1,8}to)\s{1,8}/gi,
+    isProseValue,
+  ),
+  userPasswordRule(),
 ]);

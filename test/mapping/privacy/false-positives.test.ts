@@ -80,6 +80,24 @@ const benignLine = fc.oneof(
   fc.uuid().map((id) => `session_id=${id} conversation_id=${id}`),
   fc.nat(100_000).map((n) => `The token count was ${n}; the key insight is that caching helps.`),
   fc
+    .tuple(
+      fc.constantFrom('The password', 'Your API key', 'The token', 'The session', 'Secret'),
+      fc.constantFrom('is', 'was'),
+      fc.constantFrom(
+        'too short',
+        'invalid',
+        'incorrect',
+        'rotated',
+        'active',
+        'not set',
+        'expired',
+      ),
+    )
+    .map(([name, verb, state]) => `${name} ${verb} ${state}; see the logs`),
+  fc
+    .tuple(fc.nat(65_535), fc.constantFrom('app', 'node', 'www-data'))
+    .map(([id, user]) => `docker run -u ${id}:${id} img && docker exec -u ${user}:${user} web sh`),
+  fc
     .tuple(fc.nat(20), fc.nat(20), fc.nat(20))
     .map(([a, b, c]) => `docker pull ghcr.io/acme/service:${a}.${b}.${c}`),
   fc

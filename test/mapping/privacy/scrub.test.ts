@@ -27,6 +27,8 @@ describe('scrubber', () => {
       'github_pat_11ABCDEFG0123456789_abcdefghijklmnop',
     ],
     ['AWS access key id', 'aws AKIAIOSFODNN7EXAMPLE denied', 'AKIAIOSFODNN7EXAMPLE'],
+    ['password in prose', 'login failed: my password is hunter2horse!battery', 'hunter2horse'],
+    ['curl user:password', 'curl -u alice:Tr0ub4dor&3 https://api.example.com', 'Tr0ub4dor'],
     [
       'Google API key',
       'key=AIzaSyA-0123456789abcdefghijklmnopqrstu',

@@ -174,6 +174,42 @@ const FORMS: fc.Arbitrary<Planted>[] = [
     text: `run --${key.toLowerCase()} ${value} --verbose`,
     secret: value,
   })),
+  fc
+    .tuple(
+      fc.oneof(
+        credentialKey,
+        fc.constantFrom(...CREDENTIAL_WORDS).map((w) => w.join(' ')),
+      ),
+      fc.constantFrom('The', 'my', 'our', 'the new', 'Note: the'),
+      fc.constantFrom('is', 'was', 'is set to', 'was changed to', 'reset to'),
+      plainValue,
+      fc.nat(),
+      fc.constantFrom('', '.', ', please rotate it', ' (temporary)'),
+    )
+    .map(([key, before, verb, value, at, after]) => {
+      // A digit somewhere: a password people type (a plain word there reads as prose).
+      const i = at % value.length;
+      const secret = `${value.slice(0, i)}7${value.slice(i)}`;
+      return { form: 'prose', text: `${before} ${key} ${verb} ${secret}${after}`, secret };
+    }),
+  fc
+    .tuple(
+      fc.constantFrom(
+        'curl -u ',
+        'curl --user ',
+        'curl --user=',
+        'curl -U ',
+        'http --auth ',
+        'http -a ',
+      ),
+      chars('abcdefghijklmnopqrstuvwxyz', 3, 10),
+      chars(`${B62}!$*+._~-`, 12, 30),
+    )
+    .map(([flag, user, password]) => ({
+      form: 'user:password flag',
+      text: `${flag}${user}:${password} https://api.example.com/v1/items`,
+      secret: password,
+    })),
   fc.tuple(credentialKey, chars(B62, 12, 40)).map(([key, value]) => ({
     form: 'query parameter',
     text: `https://api.example.com/v1/items?page=2&${key}=${value}&sort=asc`,
