@@ -103,10 +103,12 @@ export class RunTracker {
     printed: Printed,
     runId: string = event.runId,
   ): TrackOutcome {
-    if (this.finished.has(runId)) return this.afterFinish(event, printed, runId)!;
+    // An open run has not finished (`finish` lets it go first): one lookup for most events.
+    let run = this.runs.get(runId);
+    if (run === undefined && this.finished.has(runId))
+      return this.afterFinish(event, printed, runId)!;
     const now = this.ctx.now();
     const type = event.type;
-    let run = this.runs.get(runId);
     if (run !== undefined) {
       this.recency.use(run);
     } else {
