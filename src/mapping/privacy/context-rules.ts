@@ -2,8 +2,9 @@
 // a credential (in any spelling: `appSecret=`, `PGPASSWORD=`, `"api-key": "…"`, `token => …`,
 // `--password VALUE`, `?access_token=…`, and in prose, `the password is …`), every authorization
 // header whatever its scheme, every cookie, the password of a URL up to the last `@` before its
-// host, and of a command's `-u user:password`. A quoted value is masked whole, spaces and all. Every pattern runs in linear time: each repeated run is bounded, and a
-// name cannot start inside a run of name characters (test/mapping/privacy/scrub-linear.test.ts).
+// host, and of a command's `-u user:password`. A quoted value is masked whole, spaces and all.
+// Every pattern runs in linear time: each repeated run is bounded, and a name cannot start inside
+// a run of name characters (test/mapping/privacy/scrub-linear.test.ts).
 import { isCredentialKey } from './credential-key.js';
 import { REDACTED } from './scrub-value.js';
 

@@ -82,7 +82,6 @@ function retrying<T>(
         done(result);
         return;
       }
-      if (over) return;
       onRetry?.();
       // Not unref'd: a process waiting for its last export must not exit in the pause.
       pause = setTimeout(run, Math.min(delay, left));
