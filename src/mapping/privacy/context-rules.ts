@@ -127,6 +127,9 @@ function namedRule(name: string, pattern: RegExp, worth = isValue): ContextRule 
   };
 }
 
+/** A password written as a placeholder (`user:password`, `user:<secret>`, `user:{pw}`). */
+const PLACEHOLDER = /^(?:[<{%]|(?:password|passwd|pass|pwd|pw|secret)\W*$)/i;
+
 /**
  * `-u user:password` and its kin (curl's `--user` and `--proxy-user`, HTTPie's `--auth`): the
  * password, where it is neither the user again nor a number (`docker run -u app:app`, `-u 1000:1000`
@@ -142,13 +145,30 @@ function userPasswordRule(): ContextRule {
       pattern.lastIndex = 0;
       return text.replace(pattern, (whole: string, ...args: unknown[]) => {
         const { keep, user, password } = args.at(-1) as Record<string, string>;
-        return password === user || /^\d+$/.test(password!) || password!.startsWith('[REDACTED')
+        return password === user ||
+          /^\d+$/.test(password!) ||
+          PLACEHOLDER.test(password!) ||
+          password!.startsWith('[REDACTED')
           ? whole
           : `${keep}${REDACTED}`;
       });
     },
   };
 }
+
+/** A command's arguments before a flag: up to 16 words on the same command (no `|`, `;`, `&`). */
+const ARGUMENTS = String.raw`(?:\s{1,8}[^\s|;&]{1,128}){0,16}?\s{1,8}`;
+
+/**
+ * A password given to a database or remote-shell client on its command line, where the flag is
+ * the client's own and too short to tell anywhere else: `mysql … -pSECRET` (glued, as the MySQL
+ * and MariaDB clients take it), `redis-cli … -a SECRET`, `sshpass -p SECRET`. (`gcc -pthread`,
+ * `mkdir -p` and `ssh -p 2222` are no client of these.)
+ */
+const CLIENT_PASSWORD = new RegExp(
+  String.raw`(?<keep>(?<![A-Za-z0-9_-])(?:(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mariadb-admin)${ARGUMENTS}-p|(?:redis-cli${ARGUMENTS}-a|sshpass\s{1,8}-p)\s{1,8}))(?<password>[^\s"'|;&]{1,256})`,
+  'g',
+);
 
 export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
   // `Authorization: <anything>` (any scheme: Bearer, Basic, Token, Digest, AWS4-HMAC-SHA256, a
@@ -191,4 +211,5 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
     isProseValue,
   ),
   userPasswordRule(),
+  keepingRule('client_password_flag', CLIENT_PASSWORD),
 ]);

@@ -98,6 +98,12 @@ const benignLine = fc.oneof(
     .tuple(fc.nat(65_535), fc.constantFrom('app', 'node', 'www-data'))
     .map(([id, user]) => `docker run -u ${id}:${id} img && docker exec -u ${user}:${user} web sh`),
   fc
+    .nat(65_535)
+    .map(
+      (port) =>
+        `gcc -pthread -pedantic -O2 main.c && mkdir -p build && ssh -p ${port} host && mysql -p app`,
+    ),
+  fc
     .tuple(fc.nat(20), fc.nat(20), fc.nat(20))
     .map(([a, b, c]) => `docker pull ghcr.io/acme/service:${a}.${b}.${c}`),
   fc

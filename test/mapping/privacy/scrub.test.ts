@@ -29,6 +29,7 @@ describe('scrubber', () => {
     ['AWS access key id', 'aws AKIAIOSFODNN7EXAMPLE denied', 'AKIAIOSFODNN7EXAMPLE'],
     ['password in prose', 'login failed: my password is hunter2horse!battery', 'hunter2horse'],
     ['curl user:password', 'curl -u alice:Tr0ub4dor&3 https://api.example.com', 'Tr0ub4dor'],
+    ['mysql glued password', 'exit 1: mysql -u root -pS3cretPass app', 'S3cretPass'],
     [
       'Google API key',
       'key=AIzaSyA-0123456789abcdefghijklmnopqrstu',

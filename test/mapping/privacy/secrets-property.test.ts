@@ -210,6 +210,21 @@ const FORMS: fc.Arbitrary<Planted>[] = [
       text: `${flag}${user}:${password} https://api.example.com/v1/items`,
       secret: password,
     })),
+  fc
+    .tuple(
+      fc.constantFrom(
+        (pw: string) => `mysql -u root -p${pw} -h db.internal app`,
+        (pw: string) => `mysqldump --single-transaction -uadmin -p${pw} shop > shop.sql`,
+        (pw: string) => `redis-cli -h cache.internal -p 6380 -a ${pw} PING`,
+        (pw: string) => `sshpass -p ${pw} ssh deploy@10.0.0.5 uptime`,
+      ),
+      chars(`${B62}!$*+._~-`, 12, 30),
+    )
+    .map(([command, password]) => ({
+      form: "a client's password flag",
+      text: command(password),
+      secret: password,
+    })),
   fc.tuple(credentialKey, chars(B62, 12, 40)).map(([key, value]) => ({
     form: 'query parameter',
     text: `https://api.example.com/v1/items?page=2&${key}=${value}&sort=asc`,
