@@ -160,8 +160,11 @@ function startBridge(args, endpoint) {
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_METRIC_EXPORT_INTERVAL: '5000',
-      // Room for the runs in progress plus the abandoned ones waiting to be evicted.
-      AGENT_OTEL_BRIDGE_MAX_OPEN_RUNS: String(Math.ceil(OPEN * 1.2)),
+      // Room for the runs in progress, the abandoned ones (ended at shutdown) and those in their
+      // grace period: over HTTP, two requests in flight may be taken in either order, and a run's
+      // first lines may come before another's last (at 1.2 × the runs in progress, one run on a
+      // loaded machine ended 363 runs for room, their terminal events then late).
+      AGENT_OTEL_BRIDGE_MAX_OPEN_RUNS: String(OPEN * 2),
     },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -279,6 +282,13 @@ export async function soakBench({ only } = {}) {
       rejected: receiver.latest.events.rejected ?? rejected ?? 0,
       accepted: receiver.latest.events.accepted ?? 0,
       ok: result.code === 0 && accounted && (receiver.latest.events.rejected ?? 0) === 0,
+      // What a mismatch is read from: the bridge's exit, every event outcome, what it said.
+      code: result.code,
+      outcomes: receiver.latest.events,
+      said: result.stderr
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .slice(-20),
     });
   }
   return reports;
@@ -293,6 +303,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(
       `  runs expected ${JSON.stringify(r.expected)}\n  agent.runs     ${JSON.stringify(r.observed)}; events accepted ${r.accepted}, rejected ${r.rejected} → ${r.ok ? 'every run accounted for' : 'MISMATCH'}`,
     );
+    if (!r.ok)
+      console.log(
+        `  exit ${r.code}; events by outcome ${JSON.stringify(r.outcomes)}; the bridge said:\n${r.said.map((l) => `    ${l}`).join('\n')}`,
+      );
   }
   process.exitCode = reports.every((r) => r.ok) ? 0 : 1;
 }
