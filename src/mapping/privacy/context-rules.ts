@@ -78,16 +78,20 @@ function isProseValue(value: string): boolean {
 const SCHEME =
   /^["']?(?:bearer|basic|digest|negotiate|token|bot|apikey|sso-key|aws4-hmac-sha256)["']?$/i;
 
-/** Masks what a pattern matches, keeping its `keep` group. */
-function keepingRule(name: string, pattern: RegExp): ContextRule {
+/** Masks what a pattern matches, keeping its `keep` group, where `masks` says its groups are one. */
+function keepingRule(
+  name: string,
+  pattern: RegExp,
+  masks: (groups: Readonly<Record<string, string | undefined>>) => boolean = () => true,
+): ContextRule {
   return {
     name,
     pattern,
     apply: (text) => {
       pattern.lastIndex = 0;
-      return text.replace(pattern, (...args: unknown[]) => {
-        const groups = args.at(-1) as { keep?: string };
-        return `${groups.keep ?? ''}${REDACTED}`;
+      return text.replace(pattern, (whole: string, ...args: unknown[]) => {
+        const groups = args.at(-1) as Record<string, string | undefined>;
+        return masks(groups) ? `${groups['keep'] ?? ''}${REDACTED}` : whole;
       });
     },
   };
@@ -127,34 +131,24 @@ function namedRule(name: string, pattern: RegExp, worth = isValue): ContextRule 
   };
 }
 
-/** A password written as a placeholder (`user:password`, `user:<secret>`, `user:{pw}`). */
-const PLACEHOLDER = /^(?:[<{%]|(?:password|passwd|pass|pwd|pw|secret)\W*$)/i;
+/** A password written as a placeholder (`user:password`, `user:<secret>`, `user:{pw}`, `-p…`). */
+const PLACEHOLDER = /^(?:[<{%…]|(?:password|passwd|pass|pwd|pw|secret)\W*$)/i;
 
 /**
  * `-u user:password` and its kin (curl's `--user` and `--proxy-user`, HTTPie's `--auth`): the
  * password, where it is neither the user again nor a number (`docker run -u app:app`, `-u 1000:1000`
- * name a user and a group).
+ * name a user and a group) nor a placeholder.
  */
-function userPasswordRule(): ContextRule {
-  const pattern =
-    /(?<keep>(?<![A-Za-z0-9_-])(?:-u|-U|--user|--proxy-user|-a|--auth)(?:=|\s{1,8})["']?(?<user>[^\s:"'@/]{1,128}):)(?<password>[^\s"']{1,512})/g;
-  return {
-    name: 'user_password_flag',
-    pattern,
-    apply: (text) => {
-      pattern.lastIndex = 0;
-      return text.replace(pattern, (whole: string, ...args: unknown[]) => {
-        const { keep, user, password } = args.at(-1) as Record<string, string>;
-        return password === user ||
-          /^\d+$/.test(password!) ||
-          PLACEHOLDER.test(password!) ||
-          password!.startsWith('[REDACTED')
-          ? whole
-          : `${keep}${REDACTED}`;
-      });
-    },
-  };
-}
+const USER_PASSWORD =
+  /(?<keep>(?<![A-Za-z0-9_-])(?:-u|-U|--user|--proxy-user|-a|--auth)(?:=|\s{1,8})["']?(?<user>[^\s:"'@/]{1,128}):)(?<password>[^\s"']{1,512})/g;
+const isUserPassword = ({
+  user,
+  password = '',
+}: Readonly<Record<string, string | undefined>>): boolean =>
+  password !== user &&
+  !/^\d+$/.test(password) &&
+  !PLACEHOLDER.test(password) &&
+  !password.startsWith('[REDACTED');
 
 /** A command's arguments before a flag: up to 16 words on the same command (no `|`, `;`, `&`). */
 const ARGUMENTS = String.raw`(?:\s{1,8}[^\s|;&]{1,128}){0,16}?\s{1,8}`;
@@ -210,6 +204,10 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
     /(?<![A-Za-z0-9_.-])(?<name>(?:[A-Za-z][A-Za-z0-9_-]{0,31} )?[A-Za-z_][A-Za-z0-9_.-]{0,63})\s{1,8}(?:(?:is|was)(?:\s{1,8}(?:set|changed|reset)\s{1,8}to)?|(?:set|changed|reset)\s{1,8}to)\s{1,8}/gi,
     isProseValue,
   ),
-  userPasswordRule(),
-  keepingRule('client_password_flag', CLIENT_PASSWORD),
+  keepingRule('user_password_flag', USER_PASSWORD, isUserPassword),
+  keepingRule(
+    'client_password_flag',
+    CLIENT_PASSWORD,
+    ({ password = '' }) => !PLACEHOLDER.test(password),
+  ),
 ]);

@@ -115,11 +115,11 @@ export class Outage {
   }
 
   /**
-   * An export is held (`probe`: it tries the collector after the budget was spent): `giveUp` is
-   * called if it is still held when the budget is spent. Returns its release, for when it ends.
+   * An export is held (one that `spent` let try past the budget is its probe): `giveUp` is called
+   * if it is still held when the budget is spent. Returns its release, for when it ends.
    */
-  hold(giveUp: () => void, probe: boolean): () => void {
-    this.held.set(giveUp, probe);
+  hold(giveUp: () => void): () => void {
+    this.held.set(giveUp, this.remaining() <= 0);
     this.arm();
     return () => this.held.delete(giveUp);
   }

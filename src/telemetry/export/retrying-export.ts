@@ -54,17 +54,12 @@ function retrying<T>(
     finish();
     answer(result);
   };
-  // Past the budget, an export that may still try is the probe.
-  const probe = outage.remaining() <= 0;
   const spent = outage.spent();
   if (spent !== undefined) {
     done({ code: ExportResultCode.FAILED, error: spent });
     return;
   }
-  release = outage.hold(
-    () => done({ code: ExportResultCode.FAILED, error: outage.error() }),
-    probe,
-  );
+  release = outage.hold(() => done({ code: ExportResultCode.FAILED, error: outage.error() }));
   let delay = FIRST_DELAY_MILLIS;
   const run = () => {
     const started = performance.now();
