@@ -2,134 +2,25 @@
 // a credential (in any spelling: `appSecret=`, `PGPASSWORD=`, `"api-key": "…"`, `token => …`,
 // `--password VALUE`, `?access_token=…`, and in prose, `the password is …`), every authorization
 // header whatever its scheme, every cookie, the password of a URL up to the last `@` before its
-// host, and of a command's `-u user:password`. A quoted value is masked whole, spaces and all.
+// host, and of a command's `-u user:password`; a name and its value with nothing between or in two
+// places (`.netrc`, SQL, XML, property and environment lists), and the ways commands and languages
+// take one (one-dash flags, setters, registry logins, `.pgpass`). A quoted value is masked whole.
 // Every pattern runs in linear time: each repeated run is bounded, and a name cannot start inside
 // a run of name characters (test/mapping/privacy/scrub-linear.test.ts).
-import { isCredentialKey } from './credential-key.js';
-import { REDACTED } from './scrub-value.js';
+import {
+  type ContextRule,
+  isPairValue,
+  isProseValue,
+  isValue,
+  keepingRule,
+  namedRule,
+} from './context-rule.js';
+import { CREDENTIAL_STEMS, isCredentialKey, nameWords } from './credential-key.js';
 
-/** A rule over a whole text. */
-export interface ContextRule {
-  readonly name: string;
-  /** The pattern it scans with (its value, if any, read with `VALUE_PATTERN`). */
-  readonly pattern: RegExp;
-  apply(text: string): string;
-}
+export { type ContextRule, VALUE_PATTERN } from './context-rule.js';
 
-/** A value after a credential's name: quoted (whole, spaces and all) or up to a delimiter. */
-export const VALUE_PATTERN = /"(?:[^"\\\n]|\\.){0,1024}"|'[^'\n]{0,1024}'|[^\s"'&,;)}\]]{1,1024}/y;
-
-/** Values that name a type or a state, not a credential (`token: string`, `password = None`). */
-const NOT_SECRET = new Set([
-  'string',
-  'number',
-  'boolean',
-  'bool',
-  'str',
-  'int',
-  'bytes',
-  'undefined',
-  'null',
-  'nil',
-  'none',
-  'true',
-  'false',
-  'any',
-  'unknown',
-  'object',
-  'void',
-  'never',
-  'required',
-  'optional',
-  'redacted',
-  'hidden',
-  'masked',
-  'unset',
-  'empty',
-  'missing',
-  'invalid',
-  'expired',
-  'yes',
-  'no',
-]);
-
-/** Whether a value after a credential's name is worth masking. */
-function isValue(value: string): boolean {
-  const bare = value.replace(/^["'`]|["'`,;]$/g, '');
-  if (bare.length < 4) return false;
-  return !NOT_SECRET.has(bare.toLowerCase().replace(/[[\]<>()*.]/g, ''));
-}
-
-/**
- * Whether a value in prose after a credential's name (`the password is …`) is one: prose says
- * `is incorrect` or `was rotated` there as often, so a plain word is not (a digit or a symbol, a
- * capital past the first letter, or 16 characters or more make it one).
- */
-function isProseValue(value: string): boolean {
-  const bare = value.replace(/^["'`]|["'`,;.:!?]+$/g, '');
-  return (
-    isValue(bare) &&
-    bare.length >= 6 &&
-    (/[^A-Za-z]/.test(bare) || /[A-Z]/.test(bare.slice(1)) || bare.length >= 16)
-  );
-}
-
-/** An authorization scheme's name: the credential after it is the scheme rules' to mask. */
-const SCHEME =
-  /^["']?(?:bearer|basic|digest|negotiate|token|bot|apikey|sso-key|aws4-hmac-sha256)["']?$/i;
-
-/** Masks what a pattern matches, keeping its `keep` group, where `masks` says its groups are one. */
-function keepingRule(
-  name: string,
-  pattern: RegExp,
-  masks: (groups: Readonly<Record<string, string | undefined>>) => boolean = () => true,
-): ContextRule {
-  return {
-    name,
-    pattern,
-    apply: (text) => {
-      pattern.lastIndex = 0;
-      return text.replace(pattern, (whole: string, ...args: unknown[]) => {
-        const groups = args.at(-1) as Record<string, string | undefined>;
-        return masks(groups) ? `${groups['keep'] ?? ''}${REDACTED}` : whole;
-      });
-    },
-  };
-}
-
-/**
- * Masks the value after each name that says it is a credential. `pattern` finds a name and its
- * separator (group `name`); the value is read only after a credential's name, so the scan stays
- * linear and a value that is itself `name=value` text is read as such.
- */
-function namedRule(name: string, pattern: RegExp, worth = isValue): ContextRule {
-  return {
-    name,
-    pattern,
-    apply: (text) => {
-      pattern.lastIndex = 0;
-      let out = '';
-      let from = 0;
-      for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-        if (!isCredentialKey(m.groups?.['name'] ?? '')) continue;
-        const valueAt = m.index + m[0].length;
-        VALUE_PATTERN.lastIndex = valueAt;
-        const value = VALUE_PATTERN.exec(text)?.[0];
-        if (
-          value === undefined ||
-          value.startsWith('[REDACTED') ||
-          SCHEME.test(value) ||
-          !worth(value)
-        )
-          continue;
-        out += `${text.slice(from, valueAt)}${REDACTED}`;
-        from = valueAt + value.length;
-        pattern.lastIndex = from;
-      }
-      return from === 0 ? text : out + text.slice(from);
-    },
-  };
-}
+/** First words of a function that takes a credential's value. */
+const SETTERS = new Set(['set', 'with', 'use', 'put', 'update', 'change', 'reset']);
 
 /** A password written as a placeholder (`user:password`, `user:<secret>`, `user:{pw}`, `-p…`). */
 const PLACEHOLDER = /^(?:[<{%…]|(?:password|passwd|pass|pwd|pw|secret)\W*$)/i;
@@ -153,18 +44,28 @@ const isUserPassword = ({
 /** A command's arguments before a flag: up to 16 words on the same command (no `|`, `;`, `&`). */
 const ARGUMENTS = String.raw`(?:\s{1,8}[^\s|;&]{1,128}){0,16}?\s{1,8}`;
 
+/** A container registry's login command, whose `-p` is its password. */
+const REGISTRY_LOGIN = String.raw`(?:docker|podman|nerdctl|buildah|skopeo|helm\s{1,8}registry|oras)\s{1,8}login`;
+
 /**
  * A password given to a database or remote-shell client on its command line, where the flag is
  * the client's own and too short to tell anywhere else: `mysql … -pSECRET` (glued, as the MySQL
- * and MariaDB clients take it), `redis-cli … -a SECRET`, `sshpass -p SECRET`. (`gcc -pthread`,
+ * and MariaDB clients take it), `redis-cli … -a SECRET`, `docker login … -p SECRET` (and the other
+ * registry clients'), `sshpass -p SECRET`. (`gcc -pthread`,
  * `mkdir -p` and `ssh -p 2222` are no client of these.)
  */
 const CLIENT_PASSWORD = new RegExp(
-  String.raw`(?<keep>(?<![A-Za-z0-9_-])(?:(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mariadb-admin)${ARGUMENTS}-p|(?:redis-cli${ARGUMENTS}-a|sshpass\s{1,8}-p)\s{1,8}))(?<password>[^\s"'|;&]{1,256})`,
+  String.raw`(?<keep>(?<![A-Za-z0-9_-])(?:(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mariadb-admin)${ARGUMENTS}-p|(?:redis-cli${ARGUMENTS}-a|${REGISTRY_LOGIN}${ARGUMENTS}-p|sshpass\s{1,8}-p)\s{1,8}))(?<password>[^\s"'|;&]{1,256})`,
   'g',
 );
 
 export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
+  // PowerShell's `ConvertTo-SecureString 'secret' -AsPlainText`: the string is the secret
+  // (first: an assignment or flag before it would take the command's name for its value).
+  keepingRule(
+    'secure_string',
+    /(?<keep>(?<![A-Za-z0-9_-])convertto-securestring\s{1,8}(?:-string\s{1,8})?)(?:"[^"\n]{1,512}"|'[^'\n]{1,512}'|[^\s"'$(|;]{1,512})/gi,
+  ),
   // `Authorization: <anything>` (any scheme: Bearer, Basic, Token, Digest, AWS4-HMAC-SHA256, a
   // bare key; a known scheme's name is kept), `Proxy-Authorization`. `X-Api-Key:`-style headers
   // are credential names like any other (below).
@@ -188,10 +89,15 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
     'url_password',
     /(?<keep>(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/@]{0,128}:)[^\s]{1,512}(?=@[^\s@/?#]{1,253}(?:[/?#\s"'<>)]|$))/gi,
   ),
-  // `--password VALUE`, `--api-key=VALUE` (`-p VALUE` is too short to tell and left alone).
+  // `--password VALUE`, `--api-key=VALUE`, and with one dash (`-token=…`: Go; Java's
+  // `-Dssl.keyStorePassword=…`; PowerShell's `-Password '…'`). A one-dash flag then a space may be
+  // a cluster of letters in prose (`grep -Pw with`, `-session versions`): its bare value must look
+  // like a secret. `-p VALUE` is too short to tell and left alone.
   namedRule(
     'credential_flag',
-    /(?<![A-Za-z0-9_-])--(?<name>[A-Za-z][A-Za-z0-9_-]{0,63})(?:=|\s{1,8})/g,
+    /(?<![A-Za-z0-9_-])(?<dashes>--?)(?<name>[A-Za-z][A-Za-z0-9_.-]{0,62}[A-Za-z0-9_])(?<sep>=|\s{1,8})/g,
+    (value, { dashes, sep }) =>
+      dashes === '--' || sep === '=' || /^["']/.test(value) ? isValue(value) : isPairValue(value),
   ),
   // `name = value`, `name: value`, `"name": "value"`, `name => value`, `?name=value&`.
   namedRule(
@@ -204,7 +110,61 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
     /(?<![A-Za-z0-9_.-])(?<name>(?:[A-Za-z][A-Za-z0-9_-]{0,31} )?[A-Za-z_][A-Za-z0-9_.-]{0,63})\s{1,8}(?:(?:is|was)(?:\s{1,8}(?:set|changed|reset)\s{1,8}to)?|(?:set|changed|reset)\s{1,8}to)\s{1,8}/gi,
     isProseValue,
   ),
+  // A name and its value with nothing between: `password Xy9…` (`.netrc`), `auth token 9f8e…`,
+  // `PASSWORD 'n3w…'` (SQL), `connection string …`; the value must look like a secret
+  // (`isPairValue`), the name must be a credential's (`string` alone is not).
+  namedRule(
+    'credential_pair',
+    new RegExp(
+      String.raw`(?<![A-Za-z0-9_./-])(?<name>(?:[A-Za-z][A-Za-z0-9_-]{0,31} )?[A-Za-z0-9_.-]{0,40}(?:${[...CREDENTIAL_STEMS, 'string'].join('|')})[A-Za-z0-9_.-]{0,40})(?<![.-])\s{1,8}`,
+      'gi',
+    ),
+    isPairValue,
+    (name) => nameWords(name).at(-1) !== 'pass', // `Pass stage1_args to make`: a verb
+  ),
+  // SQL's `IDENTIFIED BY 'secret'` (MySQL, MariaDB, Oracle), `IDENTIFIED WITH plugin BY '…'`.
+  keepingRule(
+    'sql_identified_by',
+    /(?<keep>(?<![A-Za-z0-9_])identified\s{1,8}(?:with\s{1,8}[A-Za-z0-9_]{1,64}\s{1,8})?by\s{1,8}(?:password\s{1,8})?)'[^'\n]{1,512}'/gi,
+  ),
+  // An element named as a credential: `<password>…</password>`, `<ns:clientSecret>…</…>`.
+  keepingRule(
+    'credential_element',
+    /(?<keep><(?<name>[A-Za-z_][A-Za-z0-9_.:-]{0,63})(?:\s[^<>]{0,256})?>)(?<value>[^<]{1,1024})(?=<\/)/g,
+    ({ name = '', value = '' }) =>
+      isCredentialKey(name) && isValue(value.trim()) && !value.startsWith('[REDACTED'),
+  ),
+  // A credential's name and its value in two elements: `<key>apiToken</key><string>…</string>`
+  // (property lists), `<key>…</key><value>…</value>`.
+  keepingRule(
+    'credential_key_element',
+    /(?<keep><(?:key|name)>(?<name>[A-Za-z_][A-Za-z0-9_.:-]{0,63})<\/(?:key|name)>\s{0,16}<(?:value|string|data)>)(?<value>[^<]{1,1024})(?=<\/)/gi,
+    ({ name = '', value = '' }) =>
+      isCredentialKey(name) && isValue(value.trim()) && !value.startsWith('[REDACTED'),
+  ),
+  // A quoted value given to a credential's setter, `setApiKey("…")`, `client.withToken('…')`, or to
+  // SQL's `PASSWORD('…')`; any other call's argument may be a name (`getSecret("db-password")`,
+  // `auth("admin-panel")`) and stays.
+  namedRule(
+    'credential_call',
+    /(?<![A-Za-z0-9_$])(?<name>[A-Za-z_$][A-Za-z0-9_$]{0,63})\s{0,4}\(\s{0,8}/g,
+    (value) => /^["']/.test(value) && isValue(value),
+    (name) => /^[A-Z_]+$/.test(name) || SETTERS.has(nameWords(name)[0] ?? ''),
+  ),
+  // A credential's name and its value in two fields: `name="DB_PASSWORD" value="…"` (XML and HTML
+  // attributes), `- name: DB_PASSWORD⏎  value: …` (Kubernetes, compose), `Name=… Value=…`.
+  namedRule(
+    'credential_name_value',
+    /(?<![A-Za-z0-9_-])["']?(?:name|key)["']?\s{0,8}[:=]\s{0,8}["']?(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})["']?\s{0,8},?\s{1,16}(?:-\s{1,8})?["']?value["']?\s{0,8}[:=]\s{0,8}/gi,
+  ),
   keepingRule('user_password_flag', USER_PASSWORD, isUserPassword),
+  // A `.pgpass` line, `host:port:database:user:password` (`*` for any of the first four); a
+  // password of fewer than four characters is more likely a ratio's end (`4:4:4->4:2:0`).
+  keepingRule(
+    'pgpass_line',
+    /(?<keep>(?<![^\s"'])[A-Za-z0-9.*_-]{1,253}:(?:\d{1,5}|\*):[^\s:"']{1,63}:[^\s:"']{1,63}:)(?<password>[^\s"']{4,256})(?=[\s"']|$)/g,
+    ({ password = '' }) => !PLACEHOLDER.test(password) && !password.startsWith('[REDACTED'),
+  ),
   keepingRule(
     'client_password_flag',
     CLIENT_PASSWORD,

@@ -40,6 +40,9 @@ const SHORT_WORDS = new Set([
   'secrets',
   'cookies',
   'passwords',
+  // Servers' own names for their password (redis.conf).
+  'requirepass',
+  'masterauth',
 ]);
 
 /** `key` names a credential only beside one of these (`api_key`, `X-Api-Key`, `signingKey`). */
@@ -123,6 +126,11 @@ const NOT_A_VALUE = new Set([
   'names',
   'path',
   'file',
+  'dir',
+  'directory',
+  'folder',
+  'mode',
+  'method',
   'url',
   'uri',
   'endpoint',
@@ -143,6 +151,39 @@ const NOT_A_VALUE = new Set([
   'use',
   'num',
   'n',
+]);
+
+/**
+ * Parts of which every credential name holds one, in any spelling but a word split inside itself
+ * (`to_ken`): a quick filter where names are searched for in prose, before `isCredentialKey`.
+ */
+export const CREDENTIAL_STEMS: readonly string[] = Object.freeze([
+  'pass',
+  'pw',
+  'secret',
+  'token',
+  'key',
+  'auth',
+  'cookie',
+  'session',
+  'credential',
+  'sig',
+  'dsn',
+  'jwt',
+  'otp',
+  'salt',
+  'bearer',
+  'private',
+  'connection',
+  'pin',
+]);
+
+/** Every word that makes a name a credential's, for checking `CREDENTIAL_STEMS` against. */
+export const CREDENTIAL_VOCABULARY: readonly string[] = Object.freeze([
+  ...LONG_WORDS,
+  ...SHORT_WORDS,
+  ...CAPITAL_SUFFIXES,
+  ...[...KEY_QUALIFIERS].map((q) => `${q}key`),
 ]);
 
 const WORD_BOUNDARY = /[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/;

@@ -1,7 +1,8 @@
 // Structure before text: a parsed value (tool arguments and results, JSON found inside a string)
 // is scrubbed by what it is, not by how it serializes. The whole value under a key that names a
-// credential is masked, whatever its type; every key and every string goes through the text
-// layers; a string that holds a JSON object or array is walked as one.
+// credential is masked, whatever its type, and so is the `value` of an object whose `name` names
+// one; every key and every string goes through the text layers; a string that holds a JSON object
+// or array is walked as one.
 import { isCredentialKey } from './credential-key.js';
 
 /** What a masked secret is replaced with. */
@@ -22,15 +23,37 @@ export function scrubValue(
   if (typeof value !== 'object' || value === null) return value;
   if (depth >= MAX_DEPTH) return REDACTED;
   if (Array.isArray(value)) return value.map((v) => scrubValue(v, scrubText, depth + 1));
+  const paired = pairedValueKey(value as Readonly<Record<string, unknown>>);
   // fromEntries defines own properties: a `__proto__` key stays a key.
   return Object.fromEntries(
     Object.entries(value).map(([key, v]) => [
       scrubText(key),
-      isCredentialKey(key) && v !== null && typeof v !== 'boolean'
+      (key === paired || isCredentialKey(key)) && v !== null && typeof v !== 'boolean'
         ? REDACTED
         : scrubValue(v, scrubText, depth + 1),
     ]),
   );
+}
+
+/**
+ * The field holding a credential's value where an object pairs a name with it, as environment
+ * lists and parameter stores write them: `{"name": "DB_PASSWORD", "value": …}`, `{"Key": …,
+ * "Value": …}`.
+ */
+function pairedValueKey(object: Readonly<Record<string, unknown>>): string | undefined {
+  const name = Object.hasOwn(object, 'name')
+    ? object['name']
+    : Object.hasOwn(object, 'Name')
+      ? object['Name']
+      : Object.hasOwn(object, 'key')
+        ? object['key']
+        : object['Key'];
+  if (typeof name !== 'string' || !isCredentialKey(name)) return undefined;
+  return Object.hasOwn(object, 'value')
+    ? 'value'
+    : Object.hasOwn(object, 'Value')
+      ? 'Value'
+      : undefined;
 }
 
 /**

@@ -79,6 +79,57 @@ describe('scrubber', () => {
     expect(scrub(text)).toBe(text);
   });
 
+  // Shapes tried from outside that leaked before the rules that name them.
+  it.each([
+    ['name then value (.netrc)', 'machine api.example.com login me password Xy9secretPass'],
+    ['name then value (prose)', 'twilio auth token 9f8e7d6c5b4a39281706f5e4d3c2b1a0 invalid'],
+    ['SQL PASSWORD', "ALTER USER app WITH PASSWORD 'n3wPassw0rd!';"],
+    ['SQL IDENTIFIED BY', "CREATE USER x IDENTIFIED BY 'S3cretOra!';"],
+    ['SQL PASSWORD()', "SET PASSWORD FOR 'bob'@'localhost' = PASSWORD('S3tPw!x');"],
+    ['XML element', '<config><user>app</user><password>hunter2Horse!</password></config>'],
+    ['property list', '<dict><key>apiToken</key><string>tok9x8c7v6b5n4m3</string></dict>'],
+    ['XML name and value', '<add key="SmtpPassword" value="Mail!Pa55word" />'],
+    ['environment list', 'env:\n  - name: STRIPE_API_KEY\n    value: rk_q9Zx81mNbV2cX3zLk4'],
+    [
+      'environment list, JSON',
+      '[{"name":"PORT","value":"80"},{"name":"DB_PASS","value":"Qw3rty!Zx9"}]',
+    ],
+    ['docker login -p', 'docker login -u admin -p S3cr3tP4ssw0rd registry.local'],
+    ['PowerShell', "$p = ConvertTo-SecureString 'Ad!Passw0rd9' -AsPlainText -Force"],
+    ['Java property', 'java -Djavax.net.ssl.keyStorePassword=K3yst0re! -jar app.jar'],
+    ['one-dash flag', './server -token=srv7Tok3nValue9 -port 8080'],
+    ['.pgpass line', '*:*:*:postgres:PgPass!7word'],
+    ['redis.conf', 'requirepass F00bared!Redis'],
+    ['setter', 'client.setApiKey("abcd1234efgh5678")'],
+  ])('masks a secret in %s form', (_form, text) => {
+    const secret =
+      /(?:Xy9|9f8e|n3w|S3c|S3t|hunter2|tok9|Mail|rk_|Qw3|Ad!|K3y|srv7|PgPass|F00|abcd)[^\s'"<;)]*/.exec(
+        text,
+      )![0];
+    expect(scrub(text), text).not.toContain(secret);
+  });
+
+  it.each([
+    ['a getter of a secret by name', 'getSecret("db-password") returned 404'],
+    [
+      'an id beside a key (not the key)',
+      '{"private_key_id": "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b"}',
+    ],
+    [
+      'a transaction hash',
+      'tx 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 mined',
+    ],
+    ['a verb', 'Pass post-stage1 flags and stage1_args to sub-makes.'],
+    ['a reference', 'Fixed a crash when ending a session (#1234abc).'],
+    ['a label', 'Could not inject [token "grandChild"] -> [class GrandChild]'],
+    ['a date and a version', 'session 2024-05-01T12:00:00Z started; token v2.3.1-beta'],
+    ['a path', '-DDBUS_CONSOLE_AUTH_DIR=/run/console in CMake'],
+    ['an option in prose', 'New option --show-session-key.  Remove a test.'],
+    ['ports and a command', 'localhost:5432:db:user:password and fe80::1:2:3:4'],
+  ])('leaves %s alone', (_what, text) => {
+    expect(scrub(text)).toBe(text);
+  });
+
   it('masks what generated secrets found, and leaves comparisons in code alone', () => {
     const scrub = createScrubber(DEFAULT_SCRUB_PATTERNS);
     for (const [text, masked] of [
