@@ -7,6 +7,11 @@ import { REDACTED } from './scrub-value.js';
 /** A rule over a whole text. */
 export interface ContextRule {
   readonly name: string;
+  /**
+   * What every text its pattern matches holds (a word or a character the pattern cannot match
+   * without), found in one quick scan: where it is not found, the rule is skipped.
+   */
+  readonly requires: RegExp;
   /** The pattern it scans with (its value, if any, read with `VALUE_PATTERN`). */
   readonly pattern: RegExp;
   apply(text: string): string;
@@ -96,13 +101,16 @@ const SCHEME =
 /** Masks what a pattern matches, keeping its `keep` group, where `masks` says its groups are one. */
 export function keepingRule(
   name: string,
+  requires: RegExp,
   pattern: RegExp,
   masks: (groups: Readonly<Record<string, string | undefined>>) => boolean = () => true,
 ): ContextRule {
   return {
     name,
+    requires,
     pattern,
     apply: (text) => {
+      if (!requires.test(text)) return text;
       pattern.lastIndex = 0;
       return text.replace(pattern, (whole: string, ...args: unknown[]) => {
         const groups = args.at(-1) as Record<string, string | undefined>;
@@ -119,14 +127,17 @@ export function keepingRule(
  */
 export function namedRule(
   name: string,
+  requires: RegExp,
   pattern: RegExp,
   worth: (value: string, groups: Readonly<Record<string, string | undefined>>) => boolean = isValue,
   named: (name: string) => boolean = () => true,
 ): ContextRule {
   return {
     name,
+    requires,
     pattern,
     apply: (text) => {
+      if (!requires.test(text)) return text;
       pattern.lastIndex = 0;
       let out = '';
       let from = 0;

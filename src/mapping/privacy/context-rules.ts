@@ -64,6 +64,7 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
   // (first: an assignment or flag before it would take the command's name for its value).
   keepingRule(
     'secure_string',
+    /convertto-securestring/i,
     /(?<keep>(?<![A-Za-z0-9_-])convertto-securestring\s{1,8}(?:-string\s{1,8})?)(?:"[^"\n]{1,512}"|'[^'\n]{1,512}'|[^\s"'$(|;]{1,512})/gi,
   ),
   // `Authorization: <anything>` (any scheme: Bearer, Basic, Token, Digest, AWS4-HMAC-SHA256, a
@@ -71,22 +72,26 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
   // are credential names like any other (below).
   keepingRule(
     'authorization_header',
+    /authorization/i,
     /(?<keep>(?<![A-Za-z0-9_-])(?:proxy-)?authorization["']?\s{0,8}[:=]\s{0,8}["']?(?:(?:bearer|basic|digest|negotiate|token|bot|apikey|sso-key|aws4-hmac-sha256)\s{1,8})?)[^\s"'][^\r\n"']{0,2047}/gi,
   ),
   // `Cookie:` and `Set-Cookie:` headers: every value on the line.
   keepingRule(
     'cookie_header',
+    /cookie/i,
     /(?<keep>(?<![A-Za-z0-9_-])(?:set-)?cookie["']?\s{0,8}:\s{0,8})[^\r\n]{1,4096}/gi,
   ),
   // An authorization scheme written out in any case (`Bearer x`, `basic x`, `Digest x`): a
   // credential has a digit or a base64 symbol, prose after the word does not.
   keepingRule(
     'authorization_scheme',
+    /bearer|basic|digest|negotiate/i,
     /(?<keep>(?<![A-Za-z0-9_-])(?:bearer|basic|digest|negotiate)\s{1,8})(?=[A-Za-z0-9._~+/=-]{0,1024}[0-9+/=])[A-Za-z0-9._~+/=-]{8,1024}/gi,
   ),
   // `scheme://user:password@host`: the password up to the last `@` before the host.
   keepingRule(
     'url_password',
+    /:\/\//,
     /(?<keep>(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/@]{0,128}:)[^\s]{1,512}(?=@[^\s@/?#]{1,253}(?:[/?#\s"'<>)]|$))/gi,
   ),
   // `--password VALUE`, `--api-key=VALUE`, and with one dash (`-token=…`: Go; Java's
@@ -95,6 +100,7 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
   // like a secret. `-p VALUE` is too short to tell and left alone.
   namedRule(
     'credential_flag',
+    /(?:^|[^A-Za-z0-9_-])-/,
     /(?<![A-Za-z0-9_-])(?<dashes>--?)(?<name>[A-Za-z][A-Za-z0-9_.-]{0,62}[A-Za-z0-9_])(?<sep>=|\s{1,8})/g,
     (value, { dashes, sep }) =>
       dashes === '--' || sep === '=' || /^["']/.test(value) ? isValue(value) : isPairValue(value),
@@ -102,11 +108,13 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
   // `name = value`, `name: value`, `"name": "value"`, `name => value`, `?name=value&`.
   namedRule(
     'credential_assignment',
+    /[:=]/,
     /(?<![A-Za-z0-9_.-])(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})["']?\s{0,8}(?:=>|:=|:(?!:)|=(?!=+\s))\s{0,8}/g,
   ),
   // Prose: `my password is …`, `the API key was set to …` (a name of up to two words).
   namedRule(
     'credential_prose',
+    /(?:is|was|to)\s/i,
     /(?<![A-Za-z0-9_.-])(?<name>(?:[A-Za-z][A-Za-z0-9_-]{0,31} )?[A-Za-z_][A-Za-z0-9_.-]{0,63})\s{1,8}(?:(?:is|was)(?:\s{1,8}(?:set|changed|reset)\s{1,8}to)?|(?:set|changed|reset)\s{1,8}to)\s{1,8}/gi,
     isProseValue,
   ),
@@ -115,6 +123,7 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
   // (`isPairValue`), the name must be a credential's (`string` alone is not).
   namedRule(
     'credential_pair',
+    new RegExp([...CREDENTIAL_STEMS, 'string'].join('|'), 'i'),
     new RegExp(
       String.raw`(?<![A-Za-z0-9_./-])(?<name>(?:[A-Za-z][A-Za-z0-9_-]{0,31} )?[A-Za-z0-9_.-]{0,40}(?:${[...CREDENTIAL_STEMS, 'string'].join('|')})[A-Za-z0-9_.-]{0,40})(?<![.-])\s{1,8}`,
       'gi',
@@ -125,11 +134,13 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
   // SQL's `IDENTIFIED BY 'secret'` (MySQL, MariaDB, Oracle), `IDENTIFIED WITH plugin BY '…'`.
   keepingRule(
     'sql_identified_by',
+    /identified/i,
     /(?<keep>(?<![A-Za-z0-9_])identified\s{1,8}(?:with\s{1,8}[A-Za-z0-9_]{1,64}\s{1,8})?by\s{1,8}(?:password\s{1,8})?)'[^'\n]{1,512}'/gi,
   ),
   // An element named as a credential: `<password>…</password>`, `<ns:clientSecret>…</…>`.
   keepingRule(
     'credential_element',
+    /<\//,
     /(?<keep><(?<name>[A-Za-z_][A-Za-z0-9_.:-]{0,63})(?:\s[^<>]{0,256})?>)(?<value>[^<]{1,1024})(?=<\/)/g,
     ({ name = '', value = '' }) =>
       isCredentialKey(name) && isValue(value.trim()) && !value.startsWith('[REDACTED'),
@@ -138,6 +149,7 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
   // (property lists), `<key>…</key><value>…</value>`.
   keepingRule(
     'credential_key_element',
+    /<\/(?:key|name)>/i,
     /(?<keep><(?:key|name)>(?<name>[A-Za-z_][A-Za-z0-9_.:-]{0,63})<\/(?:key|name)>\s{0,16}<(?:value|string|data)>)(?<value>[^<]{1,1024})(?=<\/)/gi,
     ({ name = '', value = '' }) =>
       isCredentialKey(name) && isValue(value.trim()) && !value.startsWith('[REDACTED'),
@@ -147,6 +159,7 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
   // `auth("admin-panel")`) and stays.
   namedRule(
     'credential_call',
+    /\(/,
     /(?<![A-Za-z0-9_$])(?<name>[A-Za-z_$][A-Za-z0-9_$]{0,63})\s{0,4}\(\s{0,8}/g,
     (value) => /^["']/.test(value) && isValue(value),
     (name) => /^[A-Z_]+$/.test(name) || SETTERS.has(nameWords(name)[0] ?? ''),
@@ -155,18 +168,21 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
   // attributes), `- name: DB_PASSWORD⏎  value: …` (Kubernetes, compose), `Name=… Value=…`.
   namedRule(
     'credential_name_value',
+    /value/i,
     /(?<![A-Za-z0-9_-])["']?(?:name|key)["']?\s{0,8}[:=]\s{0,8}["']?(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,63})["']?\s{0,8},?\s{1,16}(?:-\s{1,8})?["']?value["']?\s{0,8}[:=]\s{0,8}/gi,
   ),
-  keepingRule('user_password_flag', USER_PASSWORD, isUserPassword),
+  keepingRule('user_password_flag', /(?:^|[^A-Za-z0-9_-])-[uUa-]/, USER_PASSWORD, isUserPassword),
   // A `.pgpass` line, `host:port:database:user:password` (`*` for any of the first four); a
   // password of fewer than four characters is more likely a ratio's end (`4:4:4->4:2:0`).
   keepingRule(
     'pgpass_line',
+    /:[\d*]/,
     /(?<keep>(?<![^\s"'])[A-Za-z0-9.*_-]{1,253}:(?:\d{1,5}|\*):[^\s:"']{1,63}:[^\s:"']{1,63}:)(?<password>[^\s"']{4,256})(?=[\s"']|$)/g,
     ({ password = '' }) => !PLACEHOLDER.test(password) && !password.startsWith('[REDACTED'),
   ),
   keepingRule(
     'client_password_flag',
+    /mysql|mariadb|redis-cli|login|sshpass/,
     CLIENT_PASSWORD,
     ({ password = '' }) => !PLACEHOLDER.test(password),
   ),

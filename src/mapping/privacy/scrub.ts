@@ -73,7 +73,8 @@ export function createScrubbers(
   };
   // Each layer is skipped where one scan shows that none of its patterns matches (prescan.ts).
   const anyShape = createPrescan(compiled);
-  const anyContext = createPrescan(CONTEXT_RULES.map((rule) => rule.pattern));
+  // A context rule's pattern cannot match without its requirement: one scan for those.
+  const anyContext = createPrescan(CONTEXT_RULES.map((rule) => rule.requires));
   const anyChecked = createPrescan(checked.map((rule) => rule.pattern));
   const rules = (text: string): string => {
     let out = text;

@@ -13,6 +13,7 @@ import {
   PERSONAL_DATA_RULES,
 } from '../../../src/mapping/privacy/personal-data.js';
 import { createPrescan } from '../../../src/mapping/privacy/prescan.js';
+import { planted } from '../../helpers/secret-forms.js';
 
 const RUNS = Number(process.env['PRESCAN_PROPERTY_RUNS'] ?? 3_000);
 
@@ -186,5 +187,31 @@ describe('the prescan says "no" exactly where no pattern of its layer matches', 
       }),
       { numRuns: RUNS, seed: 20261128 },
     );
+  });
+});
+
+describe("a context rule's requirement", () => {
+  // The context layer is skipped where no rule's requirement is found, and a rule where its own is
+  // not: sound only if every text a rule's pattern matches holds its requirement.
+  it('is found in every text its pattern matches', () => {
+    const patterns = CONTEXT_RULES.map((r) => r.pattern);
+    const texts = fc.oneof(
+      textsFor(patterns),
+      planted.map((p) => p.text),
+    );
+    const hits = new Map<string, number>();
+    fc.assert(
+      fc.property(texts, (text) => {
+        for (const rule of CONTEXT_RULES) {
+          if (!anyMatches([rule.pattern], text)) continue;
+          hits.set(rule.name, (hits.get(rule.name) ?? 0) + 1);
+          expect(anyMatches([rule.requires], text), `${rule.name}: ${text}`).toBe(true);
+        }
+      }),
+      { numRuns: RUNS * 3, seed: 20261203 },
+    );
+    // Every rule's pattern matched often enough for its requirement to be tried.
+    for (const rule of CONTEXT_RULES)
+      expect(hits.get(rule.name) ?? 0, rule.name).toBeGreaterThan(20);
   });
 });

@@ -25,7 +25,7 @@ const checked = [...CHECKED_SECRET_RULES, ...PERSONAL_DATA_RULES].map((r) => r.p
 const prescans = {
   shapes: createPrescan(DEFAULT_SCRUB_PATTERNS),
   checked: createPrescan(checked),
-  context: createPrescan(CONTEXT_RULES.map((r) => r.pattern)),
+  context: createPrescan(CONTEXT_RULES.map((r) => r.requires)),
 };
 
 /** Each pattern, with the prescan of its layer (none: it is read only after a credential's name). */
@@ -35,6 +35,9 @@ const patterns: (readonly [string, RegExp, Prescan | undefined])[] = [
     (r) => [r.name, r.pattern, prescans.checked] as const,
   ),
   ...CONTEXT_RULES.map((r) => [`context rule ${r.name}`, r.pattern, prescans.context] as const),
+  ...CONTEXT_RULES.map(
+    (r) => [`context rule ${r.name}'s requirement`, r.requires, prescans.context] as const,
+  ),
   ['a credential value after its name', VALUE_PATTERN, undefined],
 ];
 
@@ -51,7 +54,7 @@ describe('scrub patterns run in linear time', () => {
       DEFAULT_SCRUB_PATTERNS.length +
         CHECKED_SECRET_RULES.length +
         PERSONAL_DATA_RULES.length +
-        CONTEXT_RULES.length,
+        CONTEXT_RULES.length * 2,
     );
   });
 
