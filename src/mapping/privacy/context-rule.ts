@@ -98,6 +98,21 @@ export function isPairValue(value: string): boolean {
 const SCHEME =
   /^["']?(?:bearer|basic|digest|negotiate|token|bot|apikey|sso-key|aws4-hmac-sha256)["']?$/i;
 
+/** A rule that scans a text with `scan` (its pattern from the start) where `requires` is found. */
+function gatedRule(
+  name: string,
+  requires: RegExp,
+  pattern: RegExp,
+  scan: (text: string) => string,
+): ContextRule {
+  const apply = (text: string): string => {
+    if (!requires.test(text)) return text;
+    pattern.lastIndex = 0;
+    return scan(text);
+  };
+  return { name, requires, pattern, apply };
+}
+
 /** Masks what a pattern matches, keeping its `keep` group, where `masks` says its groups are one. */
 export function keepingRule(
   name: string,
@@ -105,19 +120,12 @@ export function keepingRule(
   pattern: RegExp,
   masks: (groups: Readonly<Record<string, string | undefined>>) => boolean = () => true,
 ): ContextRule {
-  return {
-    name,
-    requires,
-    pattern,
-    apply: (text) => {
-      if (!requires.test(text)) return text;
-      pattern.lastIndex = 0;
-      return text.replace(pattern, (whole: string, ...args: unknown[]) => {
-        const groups = args.at(-1) as Record<string, string | undefined>;
-        return masks(groups) ? `${groups['keep'] ?? ''}${REDACTED}` : whole;
-      });
-    },
-  };
+  return gatedRule(name, requires, pattern, (text) =>
+    text.replace(pattern, (whole: string, ...args: unknown[]) => {
+      const groups = args.at(-1) as Record<string, string | undefined>;
+      return masks(groups) ? `${groups['keep'] ?? ''}${REDACTED}` : whole;
+    }),
+  );
 }
 
 /**
@@ -132,36 +140,28 @@ export function namedRule(
   worth: (value: string, groups: Readonly<Record<string, string | undefined>>) => boolean = isValue,
   named: (name: string) => boolean = () => true,
 ): ContextRule {
-  return {
-    name,
-    requires,
-    pattern,
-    apply: (text) => {
-      if (!requires.test(text)) return text;
-      pattern.lastIndex = 0;
-      let out = '';
-      let from = 0;
-      for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-        const key = m.groups?.['name'] ?? '';
-        const valueAt = m.index + m[0].length;
-        VALUE_PATTERN.lastIndex = valueAt;
-        const value =
-          isCredentialKey(key) && named(key) ? VALUE_PATTERN.exec(text)?.[0] : undefined;
-        if (
-          value === undefined ||
-          value.startsWith('[REDACTED') ||
-          SCHEME.test(value) ||
-          !worth(value, m.groups ?? {})
-        ) {
-          // Not this one; a name may still start inside it (`deploy connection string …`).
-          pattern.lastIndex = m.index + 1;
-          continue;
-        }
-        out += `${text.slice(from, valueAt)}${REDACTED}`;
-        from = valueAt + value.length;
-        pattern.lastIndex = from;
+  return gatedRule(name, requires, pattern, (text) => {
+    let out = '';
+    let from = 0;
+    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      const key = m.groups?.['name'] ?? '';
+      const valueAt = m.index + m[0].length;
+      VALUE_PATTERN.lastIndex = valueAt;
+      const value = isCredentialKey(key) && named(key) ? VALUE_PATTERN.exec(text)?.[0] : undefined;
+      if (
+        value === undefined ||
+        value.startsWith('[REDACTED') ||
+        SCHEME.test(value) ||
+        !worth(value, m.groups ?? {})
+      ) {
+        // Not this one; a name may still start inside it (`deploy connection string …`).
+        pattern.lastIndex = m.index + 1;
+        continue;
       }
-      return from === 0 ? text : out + text.slice(from);
-    },
-  };
+      out += `${text.slice(from, valueAt)}${REDACTED}`;
+      from = valueAt + value.length;
+      pattern.lastIndex = from;
+    }
+    return from === 0 ? text : out + text.slice(from);
+  });
 }
