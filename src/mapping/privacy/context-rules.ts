@@ -51,13 +51,20 @@ const REGISTRY_LOGIN = String.raw`(?:docker|podman|nerdctl|buildah|skopeo|helm\s
  * A password given to a database or remote-shell client on its command line, where the flag is
  * the client's own and too short to tell anywhere else: `mysql … -pSECRET` (glued, as the MySQL
  * and MariaDB clients take it), `redis-cli … -a SECRET`, `docker login … -p SECRET` (and the other
- * registry clients'), `sshpass -p SECRET`. (`gcc -pthread`,
- * `mkdir -p` and `ssh -p 2222` are no client of these.)
+ * registry clients'), `sshpass -p SECRET`. (`gcc -pthread`, `mkdir -p` and `ssh -p 2222` are no
+ * client of these.)
  */
 const CLIENT_PASSWORD = new RegExp(
   String.raw`(?<keep>(?<![A-Za-z0-9_-])(?:(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|mariadb-admin)${ARGUMENTS}-p|(?:redis-cli${ARGUMENTS}-a|${REGISTRY_LOGIN}${ARGUMENTS}-p|sshpass\s{1,8}-p)\s{1,8}))(?<password>[^\s"'|;&]{1,256})`,
   'g',
 );
+
+/** A name's stems where a name and its value have nothing between (`connection string …`). */
+const PAIR_STEMS = [...CREDENTIAL_STEMS, 'string'].join('|');
+
+/** An element's or a field's value, where its name is a credential's. */
+const isNamedValue = ({ name = '', value = '' }: Readonly<Record<string, string | undefined>>) =>
+  isCredentialKey(name) && isValue(value.trim()) && !value.startsWith('[REDACTED');
 
 export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
   // PowerShell's `ConvertTo-SecureString 'secret' -AsPlainText`: the string is the secret
@@ -123,9 +130,9 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
   // (`isPairValue`), the name must be a credential's (`string` alone is not).
   namedRule(
     'credential_pair',
-    new RegExp([...CREDENTIAL_STEMS, 'string'].join('|'), 'i'),
+    new RegExp(PAIR_STEMS, 'i'),
     new RegExp(
-      String.raw`(?<![A-Za-z0-9_./-])(?<name>(?:[A-Za-z][A-Za-z0-9_-]{0,31} )?[A-Za-z0-9_.-]{0,40}(?:${[...CREDENTIAL_STEMS, 'string'].join('|')})[A-Za-z0-9_.-]{0,40})(?<![.-])\s{1,8}`,
+      String.raw`(?<![A-Za-z0-9_./-])(?<name>(?:[A-Za-z][A-Za-z0-9_-]{0,31} )?[A-Za-z0-9_.-]{0,40}(?:${PAIR_STEMS})[A-Za-z0-9_.-]{0,40})(?<![.-])\s{1,8}`,
       'gi',
     ),
     isPairValue,
@@ -142,8 +149,7 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
     'credential_element',
     /<\//,
     /(?<keep><(?<name>[A-Za-z_][A-Za-z0-9_.:-]{0,63})(?:\s[^<>]{0,256})?>)(?<value>[^<]{1,1024})(?=<\/)/g,
-    ({ name = '', value = '' }) =>
-      isCredentialKey(name) && isValue(value.trim()) && !value.startsWith('[REDACTED'),
+    isNamedValue,
   ),
   // A credential's name and its value in two elements: `<key>apiToken</key><string>…</string>`
   // (property lists), `<key>…</key><value>…</value>`.
@@ -151,8 +157,7 @@ export const CONTEXT_RULES: readonly ContextRule[] = Object.freeze([
     'credential_key_element',
     /<\/(?:key|name)>/i,
     /(?<keep><(?:key|name)>(?<name>[A-Za-z_][A-Za-z0-9_.:-]{0,63})<\/(?:key|name)>\s{0,16}<(?:value|string|data)>)(?<value>[^<]{1,1024})(?=<\/)/gi,
-    ({ name = '', value = '' }) =>
-      isCredentialKey(name) && isValue(value.trim()) && !value.startsWith('[REDACTED'),
+    isNamedValue,
   ),
   // A quoted value given to a credential's setter, `setApiKey("…")`, `client.withToken('…')`, or to
   // SQL's `PASSWORD('…')`; any other call's argument may be a name (`getSecret("db-password")`,

@@ -35,25 +35,20 @@ export function scrubValue(
   );
 }
 
+/** The fields that name what an object pairs a value with, and that hold the value. */
+const NAME_FIELDS = ['name', 'Name', 'key', 'Key'] as const;
+const VALUE_FIELDS = ['value', 'Value'] as const;
+
 /**
  * The field holding a credential's value where an object pairs a name with it, as environment
  * lists and parameter stores write them: `{"name": "DB_PASSWORD", "value": …}`, `{"Key": …,
  * "Value": …}`.
  */
 function pairedValueKey(object: Readonly<Record<string, unknown>>): string | undefined {
-  const name = Object.hasOwn(object, 'name')
-    ? object['name']
-    : Object.hasOwn(object, 'Name')
-      ? object['Name']
-      : Object.hasOwn(object, 'key')
-        ? object['key']
-        : object['Key'];
+  const nameField = NAME_FIELDS.find((field) => Object.hasOwn(object, field));
+  const name = nameField === undefined ? undefined : object[nameField];
   if (typeof name !== 'string' || !isCredentialKey(name)) return undefined;
-  return Object.hasOwn(object, 'value')
-    ? 'value'
-    : Object.hasOwn(object, 'Value')
-      ? 'Value'
-      : undefined;
+  return VALUE_FIELDS.find((field) => Object.hasOwn(object, field));
 }
 
 /**
