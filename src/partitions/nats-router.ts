@@ -90,7 +90,11 @@ export function createNatsRouter(options: RouterOptions): Router {
                 source.stop();
               },
             )
-            .finally(() => inFlight.delete(publishing));
+            .finally(() => {
+              inFlight.delete(publishing);
+              // Every copy stored: the next pull need not wait out the source's pause.
+              if (inFlight.size === 0) source.wake?.();
+            });
           inFlight.add(publishing);
         },
         () => {

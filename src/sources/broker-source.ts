@@ -30,6 +30,11 @@ export interface BrokerSource {
   ): Promise<void>;
   /** Stops pulling; `run()` resolves once the batch in hand is handed over. */
   stop(): void;
+  /**
+   * Asks a `run()` that `canPull()` paused to ask again now, where it would ask again after a
+   * pause (the caller knows when its answer changes: a router's copies all stored).
+   */
+  wake?(): void;
   /** Sends outstanding acknowledgements and disconnects. */
   close(): Promise<void>;
   /** Messages in the stream not yet delivered to this consumer (undefined: unknown). */

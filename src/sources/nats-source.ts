@@ -6,6 +6,9 @@ import type { BrokerSource } from './broker-source.js';
 import type { Delivery } from './delivery-ledger.js';
 import { ConnectionWatch, pause, waitUntilExists } from './broker-source.js';
 
+/** How long `run()` waits before asking `canPull()` again, unless woken. */
+const PULL_PAUSE_MILLIS = 50;
+
 export interface NatsSourceOptions {
   readonly url: string;
   readonly stream: string;
@@ -55,6 +58,8 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
   let nc: NatsConnection | undefined;
   let pendingAtStart = 0;
   const stopping = new AbortController();
+  // A pause of `run()` for `canPull()`, ended early by `wake()`.
+  let woken: (() => void) | undefined;
   const watch = new ConnectionWatch('NATS JetStream', options.report ?? (() => undefined));
   const description = `${options.url} stream ${options.stream} subject ${options.subject} (durable ${options.durable})`;
 
@@ -237,7 +242,11 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
       let pullFailed = false;
       while (!stopping.signal.aborted) {
         if (!canPull()) {
-          await pause(50, stopping.signal);
+          await new Promise<void>((resolve) => {
+            woken = resolve;
+            void pause(PULL_PAUSE_MILLIS, stopping.signal).then(resolve);
+          });
+          woken = undefined;
           continue;
         }
         try {
@@ -278,6 +287,9 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           await watch.failed(error, stopping.signal);
         }
       }
+    },
+    wake() {
+      woken?.();
     },
     stop() {
       stopping.abort();

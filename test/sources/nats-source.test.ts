@@ -116,3 +116,60 @@ describe('NATS JetStream source: a message delivered twice to one holder', () =>
     expect(await info()).toMatchObject({ numAckPending: 0, ackFloor: 1 });
   });
 });
+
+// A router lets its source pull again once every copy of the batch in hand is stored; waiting out
+// the source's pause for that took a batch 50 ms or more, and routing NATS partitions ran at a
+// third of its earlier rate (docs/performance.md, "Routing NATS partitions, measured again").
+describe('NATS JetStream source: woken where its puller said not yet', () => {
+  const streams: string[] = [];
+  afterEach(async () => {
+    for (const stream of streams.splice(0)) await deleteNatsStream(stream);
+  });
+
+  it('asks again at once when woken, not after its pause', async () => {
+    const id = randomUUID().slice(0, 8);
+    const stream = `AOB_WAKE_${id}`;
+    const subject = `wake.${id}`;
+    streams.push(stream);
+    await publishToNats(stream, subject, ['{"a":1}']);
+    const source = createNatsSource({
+      url: NATS_URL,
+      stream,
+      subject,
+      durable: `wake-${id}`,
+      ackWaitMillis: 30_000,
+      maxAckPending: 100,
+      batchSize: 10,
+    });
+    await source.open();
+    let asked = 0;
+    let may = false;
+    const texts: string[] = [];
+    const running = source.run(
+      (text, delivery) => {
+        texts.push(text);
+        delivery.ack();
+      },
+      () => {
+        asked += 1;
+        return may;
+      },
+    );
+    try {
+      await waitFor(() => asked >= 2, 10_000, 'the source to ask twice');
+      may = true;
+      const before = asked;
+      source.wake!();
+      // A timer of the pause's length cannot have run out within one turn of the event loop
+      // unless the loop itself was held that long; then the answer is the same either way.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(asked).toBe(before + 1);
+      await waitFor(() => texts.length === 1, 10_000, 'the message');
+      expect(texts).toEqual(['{"a":1}']);
+    } finally {
+      source.stop();
+      await running;
+      await source.close();
+    }
+  });
+});
