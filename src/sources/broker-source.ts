@@ -53,23 +53,37 @@ export interface BrokerSource {
   readToEnd?(): number;
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * Resolves after `ms`, or at once when `signal` aborts or `wakeup` (if given) is woken. Whichever
+ * ends it, the timer and the listener on `signal` are let go (a source paused every 50 ms for
+ * hours must not leave a listener on its signal each time).
+ */
+export function pause(ms: number, signal: AbortSignal, wakeup?: Wakeup): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) {
       resolve();
       return;
     }
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    const end = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', end);
+      if (wakeup !== undefined && wakeup.ending === end) wakeup.ending = undefined;
+      resolve();
+    };
+    const timer = setTimeout(end, ms);
+    signal.addEventListener('abort', end, { once: true });
+    if (wakeup !== undefined) wakeup.ending = end;
   });
+}
+
+/** Ends the `pause` it is given to (see `BrokerSource.wake`); nothing while none is under way. */
+export class Wakeup {
+  /** How the pause under way ends, if one is. */
+  ending: (() => void) | undefined;
+
+  wake(): void {
+    this.ending?.();
+  }
 }
 
 /**

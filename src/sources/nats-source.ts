@@ -3,8 +3,8 @@ import type { JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { connectNats } from './nats-connection.js';
 import type { BrokerSource } from './broker-source.js';
-import type { Delivery } from './delivery-ledger.js';
-import { ConnectionWatch, pause, waitUntilExists } from './broker-source.js';
+import { NatsDeliveries } from './nats-deliveries.js';
+import { ConnectionWatch, pause, waitUntilExists, Wakeup } from './broker-source.js';
 
 /** How long `run()` waits before asking `canPull()` again, unless woken. */
 const PULL_PAUSE_MILLIS = 50;
@@ -58,8 +58,8 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
   let nc: NatsConnection | undefined;
   let pendingAtStart = 0;
   const stopping = new AbortController();
-  // A pause of `run()` for `canPull()`, ended early by `wake()`.
-  let woken: (() => void) | undefined;
+  // Ends early a pause of `run()` for `canPull()` (see `wake()`).
+  const wakeup = new Wakeup();
   const watch = new ConnectionWatch('NATS JetStream', options.report ?? (() => undefined));
   const description = `${options.url} stream ${options.stream} subject ${options.subject} (durable ${options.durable})`;
 
@@ -131,48 +131,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
       if (stopping.signal.aborted) return;
       const consumer = await jetstream(nc).consumers.get(options.stream, options.durable);
       const jsm = await jetstreamManager(nc);
-      // Messages handed over and not yet acknowledged or given back, by stream sequence, with
-      // their deliveries not yet settled: a message redelivered while its first delivery is
-      // still held (its ack wait ran out in a stall, or a former owner gave it back) is one
-      // message pending at the server, not two, and an acknowledgement of either delivery
-      // settles it there.
-      const held = new Map<number, number>();
-      const toDelivery = (message: JsMsg): Delivery => {
-        const seq = message.seq;
-        held.set(seq, (held.get(seq) ?? 0) + 1);
-        let settled = false;
-        const settle = (acknowledged: boolean) => {
-          if (settled) return false;
-          settled = true;
-          const left = (held.get(seq) ?? 1) - 1;
-          if (acknowledged || left <= 0) held.delete(seq);
-          else held.set(seq, left);
-          return true;
-        };
-        return {
-          sequence: seq,
-          ack: () => {
-            if (settle(true)) message.ack();
-          },
-          nak: (delay) => {
-            if (settle(false)) message.nak(delay);
-          },
-          keepAlive: () => message.working(),
-          // Handed to another owner of the consumer: redelivered at once, ahead of newer
-          // messages, and still counted as pending, so the new owner collects them and applies
-          // them in stream order first (no wait for the ack wait).
-          release: () => {
-            if (settle(false)) message.nak(0);
-          },
-          // A copy of a message whose first delivery is still held here settles here only: its
-          // acknowledgement would settle the message at the server while the first delivery's
-          // run is not durable, and a crash or a lost partition would then lose it.
-          skip: () => {
-            if ((held.get(seq) ?? 0) > 1) settle(false);
-            else if (settle(true)) message.ack();
-          },
-        };
-      };
+      const deliveries = new NatsDeliveries();
       /**
        * After a failed pull: messages the server sent into it and this process never read count
        * as delivered and come back only after the ack wait, while newer ones would flow at once
@@ -192,7 +151,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
         holdFor(lostInFlightMillis);
         await pause(FAILED_PULL_EXPIRY_MILLIS, stopping.signal);
         const info = await jsm.consumers.info(options.stream, options.durable);
-        const lost = info.num_ack_pending - held.size;
+        const lost = info.num_ack_pending - deliveries.held;
         if (lost <= 0) return;
         options.report?.(
           `${lost} message(s) sent into a failed pull never arrived; waiting ${(options.ackWaitMillis / 1000).toFixed(1)} s (the ack wait) for their redelivery before newer messages`,
@@ -236,17 +195,13 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           }
         }
         for (const message of [...recovered.values()].sort((a, b) => a.seq - b.seq)) {
-          onMessage(message.string(), toDelivery(message));
+          onMessage(message.string(), deliveries.of(message));
         }
       }
       let pullFailed = false;
       while (!stopping.signal.aborted) {
         if (!canPull()) {
-          await new Promise<void>((resolve) => {
-            woken = resolve;
-            void pause(PULL_PAUSE_MILLIS, stopping.signal).then(resolve);
-          });
-          woken = undefined;
+          await pause(PULL_PAUSE_MILLIS, stopping.signal, wakeup);
           continue;
         }
         try {
@@ -266,7 +221,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           for await (const message of batch) {
             watch.ok();
             handed += 1;
-            onMessage(message.string(), toDelivery(message));
+            onMessage(message.string(), deliveries.of(message));
           }
           // A pull with room left stays open at the server until it expires, taking what is
           // stored meanwhile: it ended having read the stream to the end.
@@ -289,7 +244,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
       }
     },
     wake() {
-      woken?.();
+      wakeup.wake();
     },
     stop() {
       stopping.abort();
