@@ -1,8 +1,9 @@
-import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import type { Delivery } from '../sources/delivery-ledger.js';
 import { connectNats } from '../sources/nats-connection.js';
 import { createNatsSource } from '../sources/nats-source.js';
 import { createNatsLeaseStore } from './nats-lease-store.js';
+import { NatsStoredPublisher } from './nats-stored-publisher.js';
 import { partitionOfEvent } from './partition-of.js';
 import type { Router, RouterOptions } from './router.js';
 import { holdRouterLease } from './router-lease.js';
@@ -30,7 +31,6 @@ export function createNatsRouter(options: RouterOptions): Router {
 
   /** One term: the durable consumer read in order, each message published then acknowledged. */
   const route = async (nc: NatsConnection, term: RoutingTerm) => {
-    const js = jetstream(nc);
     // Read to the end at this time, copies perhaps still being stored: marked once they are.
     let drainedAt: number | undefined;
     // Read full, copies perhaps still being stored: a behind mark once they are (at most so often).
@@ -48,7 +48,7 @@ export function createNatsRouter(options: RouterOptions): Router {
       drained: (at) => (drainedAt = at),
       behind: () => (behind = true),
     });
-    const inFlight = new Set<Promise<void>>();
+    const copies = new NatsStoredPublisher(nc);
     let failure: Error | undefined;
     const stop = () => source.stop();
     term.ended.addEventListener('abort', stop, { once: true });
@@ -57,8 +57,13 @@ export function createNatsRouter(options: RouterOptions): Router {
       behindMark.mark();
       await source.open();
       if (term.ended.aborted) return;
-      await source.run(
-        (text, delivery) => {
+      // Copies read in one turn of the event loop, published together in the next (the client
+      // writes what is published in one synchronous stretch to its socket at once).
+      let queued: Copy[] = [];
+      const publishQueued = () => {
+        const read = queued;
+        queued = [];
+        for (const { text, delivery } of read) {
           if (failure !== undefined) return;
           if (!term.mayAct()) {
             // Neither published nor acknowledged: the term ends here, for a message skipped
@@ -73,32 +78,35 @@ export function createNatsRouter(options: RouterOptions): Router {
           }
           const p = partitionOfEvent(text, options.partitions);
           // Published in order over one connection; acknowledged once its copy is stored.
-          const publishing = js
-            .publish(`${options.source}.${p}`, text, {
-              msgID: `${options.stream}:${delivery.sequence}`,
-            })
-            .then(
-              () => {
-                if (!term.mayAct()) return;
-                delivery.ack();
-                routed += 1;
-              },
-              (error: unknown) => {
+          copies.publish(
+            `${options.source}.${p}`,
+            text,
+            `${options.stream}:${delivery.sequence}`,
+            (error) => {
+              if (error !== undefined) {
                 // A copy not stored while later ones may be: this term ends, and the next one
                 // reads what was not acknowledged, in order, before anything newer.
-                failure ??= error instanceof Error ? error : new Error('a copy was not stored');
+                failure ??= error;
                 source.stop();
-              },
-            )
-            .finally(() => {
-              inFlight.delete(publishing);
+              } else if (term.mayAct()) {
+                delivery.ack();
+                routed += 1;
+              }
               // Every copy stored: the next pull need not wait out the source's pause.
-              if (inFlight.size === 0) source.wake?.();
-            });
-          inFlight.add(publishing);
+              if (copies.size === 0 && queued.length === 0) source.wake?.();
+            },
+          );
+        }
+      };
+      await source.run(
+        (text, delivery) => {
+          if (failure !== undefined) return;
+          if (queued.length === 0) setImmediate(publishQueued);
+          queued.push({ text, delivery });
         },
         () => {
-          if (!term.mayAct() || failure !== undefined || inFlight.size > 0) return false;
+          if (!term.mayAct() || failure !== undefined) return false;
+          if (copies.size > 0 || queued.length > 0) return false;
           if (drainedAt !== undefined) {
             nc.publish(routedSubject(options.source), markText(Date.now() - drainedAt));
             drainedAt = undefined;
@@ -107,9 +115,12 @@ export function createNatsRouter(options: RouterOptions): Router {
           return true;
         },
       );
-      await Promise.all(inFlight);
+      // What was read last, unless the term failed.
+      publishQueued();
+      await copies.idle();
     } finally {
       term.ended.removeEventListener('abort', stop);
+      copies.close();
       await source.close();
     }
     if (failure !== undefined)
@@ -145,6 +156,12 @@ export function createNatsRouter(options: RouterOptions): Router {
       stopping.abort();
     },
   };
+}
+
+/** A message read, its copy not yet published. */
+interface Copy {
+  readonly text: string;
+  readonly delivery: Delivery;
 }
 
 /** A message left unrouted because the term may no longer act. */

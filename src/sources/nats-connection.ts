@@ -11,7 +11,7 @@ export async function connectNats(
   name = 'agent-otel-bridge',
 ): Promise<NatsConnection> {
   try {
-    return await connect({ servers: url, maxReconnectAttempts: -1, name });
+    return await connect({ servers: url, maxReconnectAttempts: -1, name, noAsyncTraces: true });
   } catch (error) {
     throw new Error(`cannot reach NATS at ${url}: ${(error as Error).message}`, { cause: error });
   }
