@@ -5,7 +5,9 @@
 // taking partitions are included. Beside each rate, the CPU-seconds all the bridge's processes
 // spent per event (read from this process's reaped children), so that what more instances cost
 // shows even where 2 cores hide what they bring; and one consumer reading the stream directly,
-// without router or partitions, as the baseline. Usage: node bench/partitions.mjs [events]
+// without router or partitions, as the baseline. The router alone (no instance: its clock stops
+// once every copy is stored and its source acknowledged) shows what routing costs by itself.
+// Usage: node bench/partitions.mjs [events]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -118,6 +120,8 @@ async function natsRun(lines, instances, endpoint, workers = 1, direct = false) 
     endpoint,
     async () => {
       let total = await left(stream, `r${id}`);
+      // No instance: the router alone, done once every copy is stored and acknowledged.
+      if (instances === 0) return total;
       for (let p = 0; p < PARTITIONS; p += 1) total += await left(parts, `b${id}-p${p}`);
       return total;
     },
@@ -167,6 +171,7 @@ async function redisRun(lines, instances, endpoint, workers = 1, direct = false)
     async () => {
       if (direct) return left(key, 'direct');
       let total = await left(key, 'agent-otel-bridge-router');
+      if (instances === 0) return total;
       for (let p = 0; p < PARTITIONS; p += 1) total += await left(`${key}:${p}`, 'bench');
       return total;
     },
@@ -178,12 +183,13 @@ async function redisRun(lines, instances, endpoint, workers = 1, direct = false)
 }
 
 /**
- * Events/s for 1, 2, 3 instances (processes started apart, as on several machines) and for one
- * instance with `--workers` 2 and 4 (consumer processes started by the bridge on one machine).
+ * Events/s for the router alone (0: every copy stored), 1, 2, 3 instances (processes started
+ * apart, as on several machines) and for one instance with `--workers` 2 and 4 (consumer
+ * processes started by the bridge on one machine).
  */
 export async function partitionsBench({
   events = 50_000,
-  instances = [1, 2, 3],
+  instances = [0, 1, 2, 3],
   workers = [2, 4],
 } = {}) {
   const lines = behestLines(events);

@@ -330,10 +330,12 @@ try {
       '',
       '',
     );
-    for (const n of [1, 2, 3]) {
+    for (const n of [0, 1, 2, 3]) {
       const r = partitions[broker][n];
       row(
-        `  ${name} partitioned: router + ${n} instance(s), events/s (${cpu(r)})`,
+        n === 0
+          ? `  ${name} router alone, each copy stored, events/s (${cpu(r)})`
+          : `  ${name} partitioned: router + ${n} instance(s), events/s (${cpu(r)})`,
         fmt(r.eventsPerSecond),
         `${fmt(direct.eventsPerSecond)} direct`,
         `${(r.eventsPerSecond / direct.eventsPerSecond).toFixed(2)}×`,
