@@ -74,10 +74,15 @@ export class NatsStoredPublisher {
   }
 
   private answered(error: Error | null, message: Msg): void {
+    if (error !== null) {
+      // The subscription itself failed (a permission refused, say): no answer will come.
+      for (const token of [...this.waiting.keys()]) this.settle(token, error);
+      return;
+    }
     const token = message.subject.slice(this.inbox.length + 1);
     const waiting = this.waiting.get(token);
     if (waiting === undefined) return;
-    this.settle(token, error ?? answerError(message, waiting.subject));
+    this.settle(token, answerError(message, waiting.subject));
   }
 
   private expire(): void {

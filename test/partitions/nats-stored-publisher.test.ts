@@ -42,7 +42,7 @@ describe('NatsStoredPublisher', () => {
     for (const [i, m] of messages.entries())
       publisher.publish(m.subject, m.text, m.id, (error) => {
         told[i] = error;
-        times[i] += 1;
+        times[i] = (times[i] ?? 0) + 1;
       });
     await publisher.idle();
     return { told, times };
