@@ -30,9 +30,10 @@ export interface BridgeSink extends AgentOtelSink {
   markFinished(runId: string): void;
   /**
    * Events on their way back (a source's messages lost in flight) may be older than events held
-   * now: nothing held is applied by time for `millis`, and no run's grace period ends meanwhile.
+   * now: nothing held is applied by time for `millis`, and no run's grace period ends meanwhile,
+   * unless the function returned is called first (nothing was lost after all).
    */
-  holdFor(millis: number): void;
+  holdFor(millis: number): () => void;
   /**
    * The time (the sink's clock) through which everything published upstream has reached this
    * sink, asked at each tick: held events and grace periods count time only up to it.

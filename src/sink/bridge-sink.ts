@@ -231,7 +231,8 @@ export function createBridgeSink(
       safely(() => tracker.markFinished(runId));
     },
     holdFor(millis) {
-      safely(() => buffer.holdFor(millis));
+      const release = safely(() => buffer.holdFor(millis));
+      return () => safely(() => release?.());
     },
     readThrough(through) {
       buffer.readThrough = () => safely(through) ?? Infinity;

@@ -20,13 +20,14 @@ export interface BrokerSource {
    * within it, so that a stale owner never takes messages its successor will not see.
    * `holdFor` hears that messages this consumer lost are on their way back (NATS: sent into a
    * failed pull, redelivered after the ack wait): nothing that arrived should be applied for that
-   * long, so that they take their places among the events of their runs.
+   * long, so that they take their places among the events of their runs. It returns how to let go
+   * of that hold early: once the source knows that nothing was lost, or that it all came back.
    */
   run(
     onMessage: (text: string, delivery: Delivery) => void,
     canPull: () => boolean,
     readWindow?: () => number,
-    holdFor?: (millis: number) => void,
+    holdFor?: (millis: number) => () => void,
   ): Promise<void>;
   /** Stops pulling; `run()` resolves once the batch in hand is handed over. */
   stop(): void;

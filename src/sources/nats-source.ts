@@ -126,7 +126,7 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
       ).consumers.info(options.stream, options.durable);
       return info.num_pending;
     },
-    async run(onMessage, canPull, _readWindow, holdFor = () => undefined) {
+    async run(onMessage, canPull, _readWindow, holdFor = () => () => undefined) {
       if (nc === undefined) throw new Error('open() first');
       if (stopping.signal.aborted) return;
       const consumer = await jetstream(nc).consumers.get(options.stream, options.durable);
@@ -139,24 +139,40 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
        * pull up on its own clock (heartbeats missed under load) while the server may still send
        * into it until it expires, so first let it expire; then, when the server holds more
        * messages for this consumer than were handed over here, wait out the ack wait: the server
-       * redelivers ahead of newer messages, and every run stays in order.
+       * redelivers ahead of newer messages, and every run stays in order. When the server holds
+       * none (the pull ended at the server with everything it sent read here, the common case of
+       * a pull that heartbeats missed while the server was slow), the runs are let go at once,
+       * not after a hold sized for the ack wait.
        */
       const lostInFlightMillis =
         FAILED_PULL_EXPIRY_MILLIS +
         options.ackWaitMillis +
         REDELIVERY_DUE_MARGIN_MILLIS +
         LOST_IN_FLIGHT_MARGIN_MILLIS;
-      const awaitLostInFlight = async () => {
+      // The holds since the pull failed, let go of once nothing is known to be lost.
+      const holds: (() => void)[] = [];
+      const letGo = () => {
+        for (const release of holds.splice(0)) release();
+      };
+      const awaitLostInFlight = async (sentAt: number | undefined) => {
         // Held from now, not from the failure: the retries' waits came between.
-        holdFor(lostInFlightMillis);
-        await pause(FAILED_PULL_EXPIRY_MILLIS, stopping.signal);
+        holds.push(holdFor(lostInFlightMillis));
+        const expiredBy = (sentAt ?? Date.now()) + FAILED_PULL_EXPIRY_MILLIS;
+        await pause(Math.max(0, expiredBy - Date.now()), stopping.signal);
         const info = await jsm.consumers.info(options.stream, options.durable);
+        // Held here or acknowledged in flight: an acknowledgement not yet counted at the server
+        // reads as lost, which only waits longer.
         const lost = info.num_ack_pending - deliveries.held;
-        if (lost <= 0) return;
+        if (lost <= 0) {
+          letGo();
+          return;
+        }
         options.report?.(
           `${lost} message(s) sent into a failed pull never arrived; waiting ${(options.ackWaitMillis / 1000).toFixed(1)} s (the ack wait) for their redelivery before newer messages`,
         );
         await pause(options.ackWaitMillis + REDELIVERY_DUE_MARGIN_MILLIS, stopping.signal);
+        // The holds run out as the redeliveries are due to have arrived.
+        holds.length = 0;
       };
       if (pendingAtStart > 0) {
         // A previous instance died holding messages. The server redelivers them only after the ack
@@ -198,21 +214,24 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           onMessage(message.string(), deliveries.of(message));
         }
       }
-      let pullFailed = false;
+      // After a failed pull: null while none has; else when it was sent, where that is known
+      // to bound its expiry at the server (heartbeats missed: the connection held).
+      let failedPull: { sentAt: number | undefined } | null = null;
+      let sentAt = 0;
       while (!stopping.signal.aborted) {
         if (!canPull()) {
           await pause(PULL_PAUSE_MILLIS, stopping.signal, wakeup);
           continue;
         }
         try {
-          if (pullFailed) {
-            await awaitLostInFlight();
-            pullFailed = false;
+          if (failedPull !== null) {
+            await awaitLostInFlight(failedPull.sentAt);
+            failedPull = null;
           }
           // A pull is read to its end (at most a batch, within a second) even when stopping:
           // what the server sent into it and was never read would come back only after the ack
           // wait, behind newer messages; read, it is applied or released at once.
-          const sentAt = Date.now();
+          sentAt = Date.now();
           const batch = await consumer.fetch({
             max_messages: options.batchSize,
             expires: PULL_EXPIRES_MILLIS,
@@ -234,11 +253,14 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           // The server restarted, the connection dropped or heartbeats were missed: the client
           // reconnects by itself, and the durable consumer resumes where its acknowledgements
           // left it, once what was lost in flight is back.
-          pullFailed = true;
+          // A pull the client gave up for missed heartbeats was sent at `sentAt` on a connection
+          // that held: it expires at the server a second after. After any other failure (a
+          // reconnect may send it late), it is waited for from when it is looked into.
+          failedPull = { sentAt: missedHeartbeats(error) ? sentAt : undefined };
           // What the server sent into the failed pull comes back after its expiry and the ack
           // wait (awaitLostInFlight): newer events of its runs, already here, wait for it, through
           // the retry's wait too.
-          holdFor(watch.retryMillis + lostInFlightMillis);
+          holds.push(holdFor(watch.retryMillis + lostInFlightMillis));
           await watch.failed(error, stopping.signal);
         }
       }
@@ -255,4 +277,9 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
       await nc.drain().catch(() => undefined);
     },
   };
+}
+
+/** The client ended a pull for lack of heartbeats (its connection up): the server went quiet. */
+function missedHeartbeats(error: unknown): boolean {
+  return error instanceof Error && error.message === 'heartbeats missed';
 }

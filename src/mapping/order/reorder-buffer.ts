@@ -7,6 +7,7 @@ import { Fifo } from './fifo.js';
 import { compareHeld } from './held-heap.js';
 import type { Held, Settler } from './held-heap.js';
 import { HeldEvents } from './held-events.js';
+import { Holds } from './holds.js';
 import { isSeen, newPendingRun, Pending } from './pending-run.js';
 import type { PendingRun } from './pending-run.js';
 
@@ -43,8 +44,8 @@ export class ReorderBuffer {
   replaying = false;
   private seq = 0;
   private heldCount = 0;
-  /** Until when nothing is applied by time (see `holdFor`). */
-  private heldUntil = -Infinity;
+  /** While one is on, nothing is applied by time (see `holdFor`). */
+  private readonly holds = new Holds();
   /**
    * The time through which everything published upstream has reached this bridge (a router's
    * drain marks): held events and grace periods count time only up to it. Infinity: the clock's.
@@ -135,19 +136,19 @@ export class ReorderBuffer {
   /** Applies what has been held long enough and ends runs whose grace period passed. */
   tick(): void {
     const clock = this.options.now();
-    if (clock < this.heldUntil) return;
+    if (this.holds.on(clock)) return;
     const now = Math.min(clock, this.readThrough());
     this.applyHeldSince(now - this.options.holdMillis);
     this.closeDue(now);
   }
 
   /**
-   * Events are on their way back that may be older than events held now (a consumer's messages
-   * lost in flight, redelivered after the broker's ack wait): nothing is applied by time, and no
-   * run ends its grace period, for `millis`. The held-events bound still applies.
+   * Events may be on their way back, older than events held now (a consumer's messages lost in
+   * flight, redelivered after the ack wait): nothing is applied by time, and no run ends its grace
+   * period, for `millis` or until the function returned is called. The held-events bound holds.
    */
-  holdFor(millis: number): void {
-    this.heldUntil = Math.max(this.heldUntil, this.options.now() + millis);
+  holdFor(millis: number): () => void {
+    return this.holds.add(this.options.now() + millis);
   }
 
   private applyHeldSince(holdUntil: number): void {

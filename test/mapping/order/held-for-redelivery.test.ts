@@ -93,4 +93,38 @@ describe('holding for messages lost in flight', () => {
       { numRuns: 200 },
     );
   });
+
+  it('applies what it held at the next tick once the hold is let go of, not at the hold’s end', () => {
+    const inOrder = feed(new Set(), 0, 100, false);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 5, max: 700 }),
+        fc.integer({ min: 0, max: 5_000 }),
+        (tickEvery, heldFor) => {
+          let clock = 1_000_000;
+          const { buffer, exporter } = createWindowedMapping(WINDOW, () => clock);
+          const tickAt = (to: number) => {
+            clock = to;
+            buffer.tick();
+          };
+          const letGo = buffer.holdFor(600_000);
+          // Another consumer's hold, shorter, ends by itself meanwhile.
+          buffer.holdFor(heldFor);
+          const settler = { settled: () => undefined };
+          events.forEach((event, i) => {
+            tickAt(clock + 10);
+            buffer.offer(event, 'behest', settler, i);
+          });
+          const end = clock + 10 * WINDOW;
+          for (let t = clock; t <= end; t += tickEvery) tickAt(t);
+          expect(exportedSpans(exporter)).toEqual([]);
+          letGo();
+          tickAt(clock + tickEvery);
+          tickAt(clock + 10 * WINDOW);
+          expect(exportedSpans(exporter)).toEqual(inOrder.spans);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
 });
