@@ -154,10 +154,9 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
       const letGo = () => {
         for (const release of holds.splice(0)) release();
       };
-      const awaitLostInFlight = async (sentAt: number | undefined) => {
+      const awaitLostInFlight = async (expiredBy: number) => {
         // Held from now, not from the failure: the retries' waits came between.
         holds.push(holdFor(lostInFlightMillis));
-        const expiredBy = (sentAt ?? Date.now()) + FAILED_PULL_EXPIRY_MILLIS;
         await pause(Math.max(0, expiredBy - Date.now()), stopping.signal);
         const info = await jsm.consumers.info(options.stream, options.durable);
         // Held here or acknowledged in flight: an acknowledgement not yet counted at the server
@@ -214,10 +213,9 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           onMessage(message.string(), deliveries.of(message));
         }
       }
-      // After a failed pull: null while none has; else when it was sent, where that is known
-      // to bound its expiry at the server (heartbeats missed: the connection held).
-      let failedPull: { sentAt: number | undefined } | null = null;
-      let sentAt = 0;
+      // After a failed pull: when it has surely expired at the server, if known (else undefined:
+      // from when it is looked into); null while no pull has failed.
+      let failedPull: { expiredBy: number | undefined } | null = null;
       while (!stopping.signal.aborted) {
         if (!canPull()) {
           await pause(PULL_PAUSE_MILLIS, stopping.signal, wakeup);
@@ -225,13 +223,13 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
         }
         try {
           if (failedPull !== null) {
-            await awaitLostInFlight(failedPull.sentAt);
+            await awaitLostInFlight(failedPull.expiredBy ?? Date.now() + FAILED_PULL_EXPIRY_MILLIS);
             failedPull = null;
           }
           // A pull is read to its end (at most a batch, within a second) even when stopping:
           // what the server sent into it and was never read would come back only after the ack
           // wait, behind newer messages; read, it is applied or released at once.
-          sentAt = Date.now();
+          const sentAt = Date.now();
           const batch = await consumer.fetch({
             max_messages: options.batchSize,
             expires: PULL_EXPIRES_MILLIS,
@@ -253,10 +251,15 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           // The server restarted, the connection dropped or heartbeats were missed: the client
           // reconnects by itself, and the durable consumer resumes where its acknowledgements
           // left it, once what was lost in flight is back.
-          // A pull the client gave up for missed heartbeats was sent at `sentAt` on a connection
-          // that held: it expires at the server a second after. After any other failure (a
-          // reconnect may send it late), it is waited for from when it is looked into.
-          failedPull = { sentAt: missedHeartbeats(error) ? sentAt : undefined };
+          // The client gives a pull up for missed heartbeats after a second of quiet since it (or,
+          // after a reconnect, its pull again) was sent: by then it has expired at the server,
+          // up to the time it took to get there. After any other failure (a reconnect may send
+          // it late), it is waited for in full from when it is looked into.
+          failedPull = {
+            expiredBy: missedHeartbeats(error)
+              ? Date.now() + FAILED_PULL_EXPIRY_MILLIS - PULL_EXPIRES_MILLIS
+              : undefined,
+          };
           // What the server sent into the failed pull comes back after its expiry and the ack
           // wait (awaitLostInFlight): newer events of its runs, already here, wait for it, through
           // the retry's wait too.
