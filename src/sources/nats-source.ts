@@ -169,9 +169,15 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
         options.report?.(
           `${lost} message(s) sent into a failed pull never arrived; waiting ${(options.ackWaitMillis / 1000).toFixed(1)} s (the ack wait) for their redelivery before newer messages`,
         );
+        // Held from now again: the server's answer may have taken long (a stalled server). The
+        // holds run out as the redeliveries are due to have arrived (or are let go of by the next
+        // check that finds nothing missing, or at the stop).
+        holds.push(
+          holdFor(
+            options.ackWaitMillis + REDELIVERY_DUE_MARGIN_MILLIS + LOST_IN_FLIGHT_MARGIN_MILLIS,
+          ),
+        );
         await pause(options.ackWaitMillis + REDELIVERY_DUE_MARGIN_MILLIS, stopping.signal);
-        // The holds run out as the redeliveries are due to have arrived.
-        holds.length = 0;
       };
       if (pendingAtStart > 0) {
         // A previous instance died holding messages. The server redelivers them only after the ack
@@ -267,6 +273,9 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           await watch.failed(error, stopping.signal);
         }
       }
+      // Stopped (shutting down, or the partition handed over): what it read is settled or handed
+      // on now, and a hold of its own would only keep the bridge's other runs waiting.
+      letGo();
     },
     wake() {
       wakeup.wake();
