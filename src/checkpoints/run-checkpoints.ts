@@ -136,7 +136,7 @@ export class RunCheckpoints {
     }
     log.events = [...log.saved];
     log.ended = false;
-    this.replay(log.saved, log.dialect, log.savedWrites);
+    this.replay(log);
     return true;
   }
 
@@ -200,10 +200,11 @@ export class RunCheckpoints {
         continue;
       }
       const events = [...checkpoint.events];
-      this.logs.set(checkpoint.runId, restoredRunLog(checkpoint, events, partition));
+      const log = restoredRunLog(checkpoint, events, partition);
+      this.logs.set(checkpoint.runId, log);
       this.options.ledger.adoptCheckpointed(checkpoint.runId, partition);
       this.counts.restored += 1;
-      if (partition === undefined) this.replay(events, checkpoint.dialect, checkpoint.metricWrites);
+      if (partition === undefined) this.replay(log);
       else restored.push(checkpoint.runId);
     }
     if (partition !== undefined && restored.length > 0) this.deferred.defer(partition, restored);
@@ -224,7 +225,7 @@ export class RunCheckpoints {
       const log = this.logs.get(runId);
       // Dropped meanwhile (the partition moved on), or restored again: not this replay's.
       if (log?.saved === undefined || log.partition !== partition) continue;
-      this.replay(log.saved, log.dialect, log.savedWrites);
+      this.replay(log);
     }
   }
 
@@ -238,10 +239,11 @@ export class RunCheckpoints {
     return partition === undefined || (this.options.mayWrite?.(partition) ?? true);
   }
 
-  private replay(events: readonly AgentEvent[], dialect: DialectName, metricWrites: number): void {
+  /** Rebuilds a run from its saved checkpoint, by the partition its events arrive by. */
+  private replay(log: RunLog): void {
     this.replaying = true;
     try {
-      this.options.sink.restoreRun(events, dialect, metricWrites);
+      this.options.sink.restoreRun(log.saved ?? [], log.dialect, log.savedWrites, log.partition);
     } finally {
       this.replaying = false;
     }

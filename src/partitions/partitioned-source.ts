@@ -110,11 +110,11 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
       store = await options.store();
       leases = store;
     },
-    readToEnd() {
+    readToEnd(p) {
       // Partitions being taken count (nothing of them read yet); those let go no longer do.
       let since = Infinity;
-      for (const own of owned.values())
-        if (own.state === 'taking' || own.state === 'reading')
+      for (const own of p === undefined ? owned.values() : [owned.get(p)])
+        if (own?.state === 'taking' || own?.state === 'reading')
           since = Math.min(since, own.readToEndSince);
       return since;
     },
@@ -168,7 +168,8 @@ export function createPartitionedSource(options: PartitionedSourceOptions): Brok
           canPull,
           // Reads end while the lease surely holds: what a read takes reaches the next owner.
           () => (own.state === 'reading' ? actWindow(own, leaseMillis) : -1),
-          holdFor,
+          // What this partition lost holds its own runs only.
+          holdFor && ((millis) => holdFor(millis, p)),
         );
         // Reading that ends by an error, not by a stop, would leave the partition owned and
         // unread for good: it goes, to be taken again (here or elsewhere) after a cool-down.

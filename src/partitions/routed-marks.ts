@@ -94,15 +94,16 @@ const WAITING_MARKS = 64;
  * A router heard before any drain mark (a term that begins with a backlog) leaves it at the time
  * the instance started listening: nothing that came since is applied by time until a drain mark.
  *
- * A drain mark speaks of copies stored in the partitions, not of copies read: it takes effect only
- * once every partition this instance owns has been read to its end by a read sent after the mark
- * was heard (`readSince`), so that an instance slow to read (a busy process, a long batch) never
- * counts time through copies still waiting in its partitions.
+ * A drain mark speaks of copies stored in the partitions, not of copies read: it takes effect for a
+ * partition once that partition has been read to its end by a read sent after the mark was heard
+ * (`readSince`), so that an instance slow to read (a busy process, a long batch) never counts time
+ * through copies still waiting in a partition; and for every partition once each has been.
  */
 export class RoutedClock {
   private heardAt: number | undefined;
+  /** The latest time drain marks say of that every partition has been read past. */
   private drainedAt = -Infinity;
-  /** Drain marks heard, oldest first, waiting for the partitions to be read past them. */
+  /** Drain marks heard, oldest first, waiting for some partition to be read past them. */
   private readonly waiting: HeardMark[] = [];
   private readonly listeningSince: number;
   private silent = false;
@@ -113,10 +114,11 @@ export class RoutedClock {
       readonly now: () => number;
       readonly report: (message: string) => void;
       /**
-       * The time (same clock) before which everything stored in this instance's partitions has
-       * been handed over (see `BrokerSource.readToEnd`). Default: Infinity (read at once).
+       * The time (same clock) before which everything stored in partition `p` (every partition
+       * of this instance: undefined) has been handed over (see `BrokerSource.readToEnd`).
+       * Default: Infinity (read at once).
        */
-      readonly readSince?: () => number;
+      readonly readSince?: (p?: number) => number;
       /**
        * The last time (same clock) this process ran anything before now: a mark handled now
        * arrived no earlier, however long the process was busy before it read the mark. Default:
@@ -152,14 +154,26 @@ export class RoutedClock {
     }
   }
 
-  through(): number {
+  /**
+   * The time through which everything routed to partition `p` (every partition: undefined) has
+   * been read here.
+   */
+  through(p?: number): number {
     if (this.heardAt === undefined) return Infinity;
-    const readSince = this.options.readSince?.() ?? Infinity;
+    const readSince = this.options.readSince;
+    const allSince = readSince?.() ?? Infinity;
     // A read sent in the same millisecond as the mark was heard may have been sent before it.
-    while (this.waiting.length > 0 && this.waiting[0]!.heardAt < readSince)
+    while (this.waiting.length > 0 && this.waiting[0]!.heardAt < allSince)
       this.drainedAt = Math.max(this.drainedAt, this.waiting.shift()!.drainedAt);
-    if (this.options.now() - this.heardAt <= this.options.silenceMillis)
-      return this.drainedAt === -Infinity ? this.listeningSince : this.drainedAt;
+    if (this.options.now() - this.heardAt <= this.options.silenceMillis) {
+      let drainedAt = this.drainedAt;
+      const since = p === undefined || readSince === undefined ? allSince : readSince(p);
+      for (const mark of this.waiting) {
+        if (mark.heardAt >= since) break;
+        drainedAt = Math.max(drainedAt, mark.drainedAt);
+      }
+      return drainedAt === -Infinity ? this.listeningSince : drainedAt;
+    }
     if (!this.silent) {
       this.silent = true;
       this.options.report(

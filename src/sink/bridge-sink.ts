@@ -1,5 +1,5 @@
 import { diag, metrics, trace } from '@opentelemetry/api';
-import type { EventOutcome, EventStream, HandleResult } from './agent-otel-sink.js';
+import type { EventOutcome, HandleResult } from './agent-otel-sink.js';
 import { resolveConfig } from '../config.js';
 import { createLineDecoder } from '../dialects/detect.js';
 import type { LineDecoder, LineResult } from '../dialects/detect.js';
@@ -11,11 +11,11 @@ import { RunIdClaims } from './run-id-claims.js';
 import type { AgentEvent } from '../events/agent-event.js';
 import { nativeEventProblem } from '../events/native-event-check.js';
 import { flushProviders } from './flush-providers.js';
-import { acceptedAnswer, InputOutcome } from './input-outcome.js';
+import { acceptedAnswer, InputOutcome, sinkClosed } from './input-outcome.js';
 import { createSinkMapping } from './sink-mapping.js';
 import type { AgentOtelSinkOptions } from '../sink-options.js';
 import { PACKAGE_NAME } from '../version.js';
-import type { BridgeSink, BridgeSinkHooks } from './bridge-sink-api.js';
+import type { BridgeSink, BridgeSinkHooks, LaneStream } from './bridge-sink-api.js';
 import { Housekeeping } from './housekeeping.js';
 
 const log = diag.createComponentLogger({ namespace: PACKAGE_NAME });
@@ -46,21 +46,25 @@ export function createBridgeSink(
     return result;
   };
 
-  /** Offers event `index` of an input to its run; `input` hears what became of a held one. */
+  /**
+   * Offers event `index` of an input (arrived by `lane`) to its run; `input` hears what became of
+   * a held one.
+   */
   const apply = (
     event: AgentEvent,
     dialect: DialectName,
     input: InputOutcome,
     index: number,
+    lane: number,
   ): void => {
     if (closed) {
-      input.offered(index, SINK_CLOSED(dialect, event.runId), false);
+      input.offered(index, sinkClosed(dialect, event.runId), false);
       return;
     }
     input.expect();
     try {
       const guarded = guardIdentifiers(event);
-      const offered = buffer.offer(guarded, dialect, input, index);
+      const offered = buffer.offer(guarded, dialect, input, index, lane);
       if (offered.outcome === 'accepted') hooks.onAccepted?.(guarded, dialect);
       housekeeping.start();
       input.offered(
@@ -92,14 +96,19 @@ export function createBridgeSink(
     dialect: DialectName | 'unknown',
     sourceType: string | undefined,
     counted: (result: HandleResult) => HandleResult = count,
+    lane = 0,
   ): HandleResult => {
     const input = new InputOutcome(dialect, sourceType, counted);
     const eventDialect = dialect === 'unknown' ? 'native' : dialect;
-    for (let i = 0; i < events.length; i += 1) apply(events[i]!, eventDialect, input, i);
+    for (let i = 0; i < events.length; i += 1) apply(events[i]!, eventDialect, input, i, lane);
     return input.finish();
   };
 
-  const applyParsed = (result: ParseResult, dialect: DialectName | 'unknown'): HandleResult => {
+  const applyParsed = (
+    result: ParseResult,
+    dialect: DialectName | 'unknown',
+    lane = 0,
+  ): HandleResult => {
     const sourceType = 'sourceType' in result ? result.sourceType : undefined;
     if (!result.ok) {
       if (result.outcome === 'ignored') log.debug(result.message);
@@ -113,7 +122,7 @@ export function createBridgeSink(
         ...(sourceType === undefined ? {} : { sourceType }),
       });
     }
-    return applyAll(result.events, dialect, sourceType);
+    return applyAll(result.events, dialect, sourceType, count, lane);
   };
 
   /**
@@ -125,6 +134,7 @@ export function createBridgeSink(
     clock: TrackedArrivalClock,
     claim: ReturnType<RunIdClaims['stream']>,
     line: string,
+    lane = 0,
   ): HandleResult => {
     let decoded: LineResult;
     try {
@@ -147,7 +157,7 @@ export function createBridgeSink(
         message: 'internal error while decoding; see diagnostics',
       });
     }
-    return applyParsed(decoded.result, decoded.dialect);
+    return applyParsed(decoded.result, decoded.dialect, lane);
   };
 
   const claims = new RunIdClaims();
@@ -159,7 +169,7 @@ export function createBridgeSink(
       claim: ReturnType<RunIdClaims['stream']>;
     }
   >();
-  const openStream = (scope: string, dialect: InputDialect = config.dialect): EventStream => {
+  const openStream = (scope: string, dialect: InputDialect = config.dialect): LaneStream => {
     const clock = createTrackedArrivalClock(config.now);
     const claim = claims.stream(scope);
     const decoder = createLineDecoder(dialect, {
@@ -171,7 +181,7 @@ export function createBridgeSink(
       get dialect() {
         return decoder.dialect;
       },
-      handleJson: (line) => decodeAndApply(decoder, clock, claim, line),
+      handleJson: (line, lane) => decodeAndApply(decoder, clock, claim, line, lane),
     };
   };
 
@@ -213,13 +223,13 @@ export function createBridgeSink(
     forgetRun(runId) {
       tracker.forget(runId);
     },
-    restoreRun(events, dialect, metricWrites = 0) {
+    restoreRun(events, dialect, metricWrites = 0, lane = 0) {
       const runId = events[0]?.runId;
       if (runId !== undefined) safely(() => tracker.expectReplay(runId, metricWrites));
       // Counted once already, where they were first taken; not new input to the windows either.
       buffer.replaying = true;
       try {
-        applyAll(events, dialect, undefined, (result) => result);
+        applyAll(events, dialect, undefined, (result) => result, lane);
       } finally {
         buffer.replaying = false;
       }
@@ -230,12 +240,12 @@ export function createBridgeSink(
     markFinished(runId) {
       safely(() => tracker.markFinished(runId));
     },
-    holdFor(millis) {
-      const release = safely(() => buffer.holdFor(millis));
+    holdFor(millis, lane) {
+      const release = safely(() => buffer.holdFor(millis, lane));
       return () => safely(() => release?.());
     },
     readThrough(through) {
-      buffer.readThrough = () => safely(through) ?? Infinity;
+      buffer.readThrough = (lane) => safely(() => through(lane)) ?? Infinity;
     },
     dropRun(runId) {
       safely(() => {
@@ -274,14 +284,6 @@ export function createBridgeSink(
     },
   };
 }
-
-const SINK_CLOSED = (dialect: DialectName, runId: string): HandleResult => ({
-  outcome: 'rejected',
-  dialect,
-  reason: 'sink_closed',
-  message: 'the sink was shut down',
-  runId,
-});
 
 function safely<T>(fn: () => T): T | undefined {
   try {

@@ -111,3 +111,14 @@ export function acceptedAnswer(
     ? { outcome: 'accepted', dialect, runId }
     : { outcome: 'accepted', dialect, runId, sourceType };
 }
+
+/** An event offered after the sink was shut down. */
+export function sinkClosed(dialect: DialectName, runId: string): HandleResult {
+  return {
+    outcome: 'rejected',
+    dialect,
+    reason: 'sink_closed',
+    message: 'the sink was shut down',
+    runId,
+  };
+}

@@ -22,12 +22,13 @@ export interface BrokerSource {
    * failed pull, redelivered after the ack wait): nothing that arrived should be applied for that
    * long, so that they take their places among the events of their runs. It returns how to let go
    * of that hold early: once the source knows that nothing was lost, or that it all came back.
+   * A partitioned source names the partition (`lane`) whose messages are on their way back.
    */
   run(
     onMessage: (text: string, delivery: Delivery) => void,
     canPull: () => boolean,
     readWindow?: () => number,
-    holdFor?: (millis: number) => () => void,
+    holdFor?: (millis: number, lane?: number) => () => void,
   ): Promise<void>;
   /** Stops pulling; `run()` resolves once the batch in hand is handed over. */
   stop(): void;
@@ -47,11 +48,12 @@ export interface BrokerSource {
    */
   mayAct?(p: number): boolean;
   /**
-   * Partitioned sources: the time (Date.now()) before which everything stored in every partition
-   * this instance owns has been handed over: the oldest of their last reads that took all there
-   * was. -Infinity while a partition has had no such read; Infinity when none is owned.
+   * Partitioned sources: the time (Date.now()) before which everything stored in partition `p`
+   * (every partition this instance owns: undefined) has been handed over: its last read that took
+   * all there was (the oldest of them). -Infinity while a partition has had no such read; Infinity
+   * when it is not owned (none is).
    */
-  readToEnd?(): number;
+  readToEnd?(p?: number): number;
 }
 
 /**

@@ -2,7 +2,9 @@
 // routers keeps its own clock), then the time the router had read its source to the end, its way
 // here taken off; a router heard behind before any drain holds it where the instance started; its
 // own clock again once no router was heard for the silence time, and the marks again when one is.
-// Text that is not a mark changes nothing.
+// Text that is not a mark changes nothing. Each partition is read on its own: a mark takes effect
+// for a partition read past it, whatever the others.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   BEHIND_MARK,
@@ -166,5 +168,61 @@ describe('routed clock', () => {
     now += 10;
     clock.heard(markText(40));
     expect(clock.through()).toBe(now - 40 - MARK_TRANSIT_MILLIS);
+  });
+
+  it('puts a drain mark in effect for each partition read past it, whatever the others', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 5 }),
+        fc.array(
+          fc.oneof(
+            fc.record({
+              after: fc.integer({ min: 0, max: 50 }),
+              age: fc.integer({ min: 0, max: 500 }),
+            }),
+            fc.record({
+              after: fc.integer({ min: 0, max: 50 }),
+              partition: fc.integer({ min: 0, max: 4 }),
+              // A read sent this long ago took all there was.
+              sentAgo: fc.integer({ min: 0, max: 30 }),
+            }),
+          ),
+          { maxLength: 120 },
+        ),
+        (partitions, steps) => {
+          let now = 50_000;
+          const readSince = new Array<number>(partitions).fill(-Infinity);
+          const clock = new RoutedClock({
+            silenceMillis: 60_000,
+            now: () => now,
+            report: () => undefined,
+            readSince: (p) => (p === undefined ? Math.min(...readSince) : readSince[p]!),
+          });
+          const marks: { heardAt: number; drainedAt: number }[] = [];
+          const model = (since: number) => {
+            const passed = marks.filter((m) => m.heardAt < since).map((m) => m.drainedAt);
+            return passed.length === 0 ? 50_000 : Math.max(...passed);
+          };
+          clock.heard(BEHIND_MARK);
+          for (const step of steps) {
+            now += step.after;
+            if ('age' in step) {
+              // Fewer than the marks kept waiting: none are taken as one.
+              if (marks.length >= 60) continue;
+              clock.heard(markText(step.age));
+              marks.push({ heardAt: now, drainedAt: now - step.age - MARK_TRANSIT_MILLIS });
+            } else {
+              const p = step.partition % partitions;
+              readSince[p] = Math.max(readSince[p]!, now - step.sentAgo);
+            }
+            expect(clock.through()).toBe(model(Math.min(...readSince)));
+            for (let p = 0; p < partitions; p += 1) {
+              expect(clock.through(p)).toBe(model(readSince[p]!));
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

@@ -147,7 +147,7 @@ export async function runConsumer(
       report: say,
       // Reading paused (--max-ack-pending) waits for held runs to end, and they end by this
       // clock: then marks take effect as heard, and the bound on held messages is what holds.
-      readSince: () => (paused() ? Infinity : (source.readToEnd?.() ?? Infinity)),
+      readSince: (p) => (paused() ? Infinity : (source.readToEnd?.(p) ?? Infinity)),
     });
     stopListening = await routedMarks((text) => routed.heard(text)).catch((error: unknown) => {
       say(
@@ -155,7 +155,8 @@ export async function runConsumer(
       );
       return undefined;
     });
-    if (stopListening !== undefined) sink.readThrough(() => routed.through());
+    // Each partition by its own reads: one read late holds its own runs only.
+    if (stopListening !== undefined) sink.readThrough((p) => routed.through(p));
   }
   if (options.checkpointEvery > 0 && checkpointStore !== undefined) {
     const config = resolveConfig(commandSinkOptions(io.env, common));
@@ -220,7 +221,7 @@ export async function runConsumer(
     (text, delivery) => {
       messages += 1;
       checkpoints?.beforeMessage(delivery.partition);
-      const result = stream.handleJson(text);
+      const result = stream.handleJson(text, delivery.partition);
       if (result.outcome === 'rejected')
         say(`message ${messages} rejected: ${result.message ?? result.reason ?? ''}`);
       ledger.settle(delivery, result);
@@ -247,7 +248,7 @@ export async function runConsumer(
       return false;
     },
     undefined,
-    (millis) => sink.holdFor(millis),
+    (millis, lane) => sink.holdFor(millis, lane),
   );
   await Promise.race([stopped, running]);
 

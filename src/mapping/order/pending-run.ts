@@ -1,5 +1,5 @@
-// A run's state in the reorder buffer, the events it takes (fingerprinted only when asked) and
-// the check that tells a redelivered event from a new one.
+// A run's state in the reorder buffer, the events it takes (fingerprinted only when asked), the
+// check that tells a redelivered event from a new one, and an event applied in its run's order.
 import type { HrTime } from '@opentelemetry/api';
 import type { AgentEvent } from '../../events/agent-event.js';
 import { compareHrTime } from '../../events/hr-time.js';
@@ -8,9 +8,14 @@ import { AppliedPrints } from './applied-prints.js';
 import { eventFingerprint } from './event-fingerprint.js';
 import type { Held, Settler } from './held-heap.js';
 import type { HeldEvents } from './held-events.js';
+import type { Lane } from './lane.js';
+import type { ReorderOptions } from './reorder-options.js';
+import type { RunTracker, TrackOutcome } from '../run-tracker.js';
 
 export interface PendingRun {
   readonly runId: string;
+  /** The way its events arrive by (its first event's), whose clock they are held by. */
+  readonly lane: Lane<PendingRun>;
   /** Held events, earliest first by (time, arrival); made when the first is held. */
   held: HeldEvents | undefined;
   /** The run's terminal event, applied last when the grace period ends. */
@@ -22,9 +27,10 @@ export interface PendingRun {
 }
 
 /** A run's state when its first event is taken: nothing held, nothing applied. */
-export function newPendingRun(runId: string): PendingRun {
+export function newPendingRun(runId: string, lane: Lane<PendingRun>): PendingRun {
   return {
     runId,
+    lane,
     held: undefined,
     terminal: undefined,
     appliedUpTo: undefined,
@@ -81,4 +87,31 @@ export function isSeen(run: PendingRun, event: Held): boolean {
   )
     return true;
   return run.held?.has(time, event) === true;
+}
+
+/**
+ * Applies an event in its run's order, remembering how far the run got; a fault of the tracker's
+ * is told to `onError` and answered as a rejection.
+ */
+export function applyInOrder(
+  run: PendingRun,
+  held: Held,
+  tracker: RunTracker,
+  options: Pick<ReorderOptions, 'seenPerRun' | 'onError'>,
+): TrackOutcome {
+  if (run.appliedUpTo === undefined || compareHrTime(held.time, run.appliedUpTo) > 0) {
+    run.appliedUpTo = held.time;
+    run.appliedPrints.clear();
+  }
+  if (run.appliedPrints.size < options.seenPerRun) run.appliedPrints.add(held);
+  try {
+    return tracker.track(held.event, held.dialect, held, held.runId);
+  } catch (error) {
+    options.onError(held.event, error);
+    return {
+      outcome: 'rejected',
+      reason: 'internal_error',
+      message: 'internal error while mapping; see diagnostics',
+    };
+  }
 }

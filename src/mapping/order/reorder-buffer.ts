@@ -2,19 +2,18 @@ import type { AgentEvent } from '../../events/agent-event.js';
 import { isTerminal } from '../../events/agent-event.js';
 import { compareHrTime } from '../../events/hr-time.js';
 import type { DialectName } from '../../events/dialect-name.js';
-import { ArrivalQueue } from './arrival-queue.js';
-import { Fifo } from './fifo.js';
 import { compareHeld } from './held-heap.js';
 import type { Held, Settler } from './held-heap.js';
 import { HeldEvents } from './held-events.js';
-import { Holds } from './holds.js';
-import { isSeen, newPendingRun, Pending } from './pending-run.js';
+import { Lanes } from './lane.js';
+import type { Lane } from './lane.js';
+import { applyInOrder, isSeen, newPendingRun, Pending } from './pending-run.js';
 import type { PendingRun } from './pending-run.js';
 
 export type { Settler } from './held-heap.js';
 import type { OfferOutcome, ReorderOptions } from './reorder-options.js';
 import { duplicateEvent, HELD, lateForWindow, secondTerminal } from './reorder-outcomes.js';
-import type { RunTracker, TrackOutcome } from '../run-tracker.js';
+import type { RunTracker } from '../run-tracker.js';
 
 /**
  * Puts each run's events back into the order of their own timestamps before the tracker applies
@@ -29,12 +28,11 @@ import type { RunTracker, TrackOutcome } from '../run-tracker.js';
  * - an event earlier than one already applied is counted as `late` (`reorder_window`), and one
  *   for a run that has finished after its grace as `late` (`run_finished`).
  * Memory is bounded: `holdEvents` per run, `maxHeldEvents` in all, `seenPerRun` fingerprints.
+ * Time is counted per lane (see `Lane`): a run's events wait for their own way in only.
  */
 export class ReorderBuffer {
   private readonly runs = new Map<string, PendingRun>();
-  private readonly arrivals = new ArrivalQueue();
-  // Runs whose terminal event arrived, in arrival order of that event.
-  private readonly closing = new Fifo<{ run: PendingRun; arrivedAt: number; input: number }>();
+  private readonly lanes = new Lanes<PendingRun>();
   /**
    * Input events taken, those replayed from a checkpoint not counted: a grace period counted in
    * events passes with new input only, never with a run rebuilt (another's, or its own).
@@ -44,13 +42,12 @@ export class ReorderBuffer {
   replaying = false;
   private seq = 0;
   private heldCount = 0;
-  /** While one is on, nothing is applied by time (see `holdFor`). */
-  private readonly holds = new Holds();
   /**
-   * The time through which everything published upstream has reached this bridge (a router's
-   * drain marks): held events and grace periods count time only up to it. Infinity: the clock's.
+   * The time through which everything published upstream has reached this bridge by a lane (a
+   * router's drain marks): its held events and grace periods count time only up to it. Infinity:
+   * the clock's.
    */
-  readThrough: () => number = () => Infinity;
+  readThrough: (lane: number) => number = () => Infinity;
 
   constructor(
     private readonly tracker: RunTracker,
@@ -71,7 +68,13 @@ export class ReorderBuffer {
    * Takes one event of a run. `held` in the answer: the event waits for its turn, and `settle`
    * is told what became of it then.
    */
-  offer(event: AgentEvent, dialect: DialectName, settler?: Settler, index = 0): OfferOutcome {
+  offer(
+    event: AgentEvent,
+    dialect: DialectName,
+    settler?: Settler,
+    index = 0,
+    lane = 0,
+  ): OfferOutcome {
     const held = new Pending(event, dialect, settler, index);
     const { runId } = held;
     const finished = this.tracker.afterFinish(event, held, runId);
@@ -79,7 +82,7 @@ export class ReorderBuffer {
     let run = this.runs.get(runId);
     if (run === undefined) {
       this.makeRoom();
-      run = newPendingRun(runId);
+      run = newPendingRun(runId, this.lanes.get(lane));
       this.runs.set(runId, run);
     } else if (isSeen(run, held)) {
       return duplicateEvent(event);
@@ -90,11 +93,7 @@ export class ReorderBuffer {
       run.appliedUpTo !== undefined &&
       compareHrTime(held.time, run.appliedUpTo) < 0
     ) {
-      this.options.limitHit(
-        'reorder_window',
-        'an event arrived after later events of its run were applied (a redelivery, or displaced beyond the reorder window); it is counted as late',
-      );
-      return lateForWindow(event);
+      return lateForWindow(event, this.options.limitHit);
     }
     const now = this.options.now();
     if (!this.replaying) this.inputs += 1;
@@ -102,7 +101,7 @@ export class ReorderBuffer {
     held.arrivedAt = now;
     if (terminal) {
       if (run.terminal === undefined) {
-        this.closing.push({ run, arrivedAt: now, input: this.inputs });
+        run.lane.closing.push({ run, arrivedAt: now, input: this.inputs });
         this.heldCount += 1;
       } else if (compareHeld(held, run.terminal) >= 0) {
         return secondTerminal(event, 'which already ended');
@@ -119,46 +118,54 @@ export class ReorderBuffer {
     }
     if (this.options.holdMillis === 0 && (run.held?.length ?? 0) === 0) {
       // Nothing to wait for: applied at once, and the tracker's answer is the caller's.
-      const outcome = this.applied(run, held);
+      const outcome = applyInOrder(run, held, this.tracker, this.options);
       if (run.terminal === undefined && !this.tracker.isOpen(run.runId))
         this.runs.delete(run.runId);
       return outcome as OfferOutcome;
     }
     (run.held ??= new HeldEvents()).add(held);
     this.heldCount += 1;
-    this.arrivals.push(run.runId, now);
+    run.lane.arrivals.push(run.runId, now);
     if (run.held.length > this.options.holdEvents) this.applyNext(run);
     if (this.heldCount > this.options.maxHeldEvents) this.relieve();
     if (this.options.graceByEvents) this.closeDue(now);
     return HELD;
   }
 
-  /** Applies what has been held long enough and ends runs whose grace period passed. */
+  /**
+   * Applies what has been held long enough and ends runs whose grace period passed, each lane by
+   * its own clock.
+   */
   tick(): void {
     const clock = this.options.now();
-    if (this.holds.on(clock)) return;
-    const now = Math.min(clock, this.readThrough());
-    this.applyHeldSince(now - this.options.holdMillis);
-    this.closeDue(now);
+    if (this.lanes.allHeld(clock)) return;
+    for (const lane of this.lanes.all) {
+      if (lane.holds.on(clock)) continue;
+      const now = Math.min(clock, this.readThrough(lane.id));
+      this.applyHeldSince(lane, now - this.options.holdMillis);
+      this.closeDue(now, [lane]);
+    }
   }
 
   /**
-   * Events may be on their way back, older than events held now (a consumer's messages lost in
-   * flight, redelivered after the ack wait): nothing is applied by time, and no run ends its grace
-   * period, for `millis` or until the function returned is called. The held-events bound holds.
+   * Events may be on their way back by `lane` (every lane: undefined), older than events held now
+   * (a consumer's messages lost in flight, redelivered after the ack wait): nothing of it is
+   * applied by time, and no run of it ends its grace period, for `millis` or until the function
+   * returned is called. The held-events bound holds.
    */
-  holdFor(millis: number): () => void {
-    return this.holds.add(this.options.now() + millis);
+  holdFor(millis: number, lane?: number): () => void {
+    return this.lanes.holdFor(this.options.now() + millis, lane);
   }
 
-  private applyHeldSince(holdUntil: number): void {
+  private applyHeldSince(lane: Lane<PendingRun>, holdUntil: number): void {
+    const { arrivals } = lane;
     for (
-      let arrivedAt = this.arrivals.firstArrivedAt();
+      let arrivedAt = arrivals.firstArrivedAt();
       arrivedAt !== undefined && arrivedAt <= holdUntil;
-      arrivedAt = this.arrivals.firstArrivedAt()
+      arrivedAt = arrivals.firstArrivedAt()
     ) {
-      const run = this.runs.get(this.arrivals.shift()!);
-      if (run?.held === undefined) continue;
+      const run = this.runs.get(arrivals.shift()!);
+      if (run?.held === undefined || run.lane !== lane) continue;
       for (let next = run.held.peek(); next !== undefined; next = run.held.peek()) {
         if (next.arrivedAt > holdUntil) break;
         this.applyNext(run);
@@ -171,8 +178,12 @@ export class ReorderBuffer {
    * ended; only late arrivals are awaited) ends now rather than an open one being abandoned.
    */
   private makeRoom(): void {
-    while (this.runs.size >= this.options.maxOpenRuns && this.closing.length > 0) {
-      const entry = this.closing.shift()!;
+    for (
+      let lane = this.lanes.longestClosing();
+      lane !== undefined && this.runs.size >= this.options.maxOpenRuns;
+      lane = this.lanes.longestClosing()
+    ) {
+      const entry = lane.closing.shift()!;
       if (this.runs.get(entry.run.runId) !== entry.run) continue;
       this.options.limitHit(
         'open_runs',
@@ -182,19 +193,19 @@ export class ReorderBuffer {
     }
   }
 
-  /** Ends the runs whose grace period passed (in wall-clock time, or in input events). */
-  private closeDue(now: number): void {
+  /** Ends the runs of `lanes` whose grace period passed (in wall-clock time, or in input events). */
+  private closeDue(now: number, lanes: readonly Lane<PendingRun>[] = this.lanes.all): void {
     const graceUntil = now - this.options.graceMillis;
-    const graceInput = this.inputs - this.options.graceEvents;
-    for (let entry = this.closing.peek(); entry !== undefined; entry = this.closing.peek()) {
-      if (
-        entry.arrivedAt > graceUntil &&
-        !(this.options.graceByEvents && entry.input <= graceInput)
+    const graceInput = this.options.graceByEvents
+      ? this.inputs - this.options.graceEvents
+      : -Infinity;
+    for (const lane of lanes)
+      for (
+        let due = lane.nextDue(graceUntil, graceInput);
+        due;
+        due = lane.nextDue(graceUntil, graceInput)
       )
-        break;
-      this.closing.shift();
-      this.close(entry.run);
-    }
+        this.close(due.run);
   }
 
   /**
@@ -203,8 +214,7 @@ export class ReorderBuffer {
    */
   drain(): void {
     for (const run of [...this.runs.values()]) this.close(run);
-    this.arrivals.clear();
-    this.closing.clear();
+    this.lanes.clear();
   }
 
   /**
@@ -214,11 +224,12 @@ export class ReorderBuffer {
    */
   closeEnded(): number {
     let closed = 0;
-    for (let entry = this.closing.shift(); entry !== undefined; entry = this.closing.shift()) {
-      if (this.runs.get(entry.run.runId) !== entry.run) continue;
-      this.close(entry.run);
-      closed += 1;
-    }
+    for (const { closing } of this.lanes.all)
+      for (let entry = closing.shift(); entry !== undefined; entry = closing.shift()) {
+        if (this.runs.get(entry.run.runId) !== entry.run) continue;
+        this.close(entry.run);
+        closed += 1;
+      }
     return closed;
   }
 
@@ -262,27 +273,8 @@ export class ReorderBuffer {
 
   /** Applies a held event and settles it. */
   private settled(run: PendingRun, held: Held): void {
-    const outcome = this.applied(run, held);
+    const outcome = applyInOrder(run, held, this.tracker, this.options);
     held.settler?.settled(held.index, outcome);
-  }
-
-  /** Applies an event in its run's order, remembering how far the run got. */
-  private applied(run: PendingRun, held: Held): TrackOutcome {
-    if (run.appliedUpTo === undefined || compareHrTime(held.time, run.appliedUpTo) > 0) {
-      run.appliedUpTo = held.time;
-      run.appliedPrints.clear();
-    }
-    if (run.appliedPrints.size < this.options.seenPerRun) run.appliedPrints.add(held);
-    try {
-      return this.tracker.track(held.event, held.dialect, held, held.runId);
-    } catch (error) {
-      this.options.onError(held.event, error);
-      return {
-        outcome: 'rejected',
-        reason: 'internal_error',
-        message: 'internal error while mapping; see diagnostics',
-      };
-    }
   }
 
   /** Over the global bound: the run held longest gives up its earliest event. */
@@ -291,8 +283,12 @@ export class ReorderBuffer {
       'held_events',
       `more than ${this.options.maxHeldEvents} events were held for reordering; the longest-held are applied early`,
     );
-    while (this.heldCount > this.options.maxHeldEvents && this.arrivals.length > 0) {
-      const run = this.runs.get(this.arrivals.shift()!);
+    for (
+      let lane = this.lanes.longestHeld();
+      lane !== undefined && this.heldCount > this.options.maxHeldEvents;
+      lane = this.lanes.longestHeld()
+    ) {
+      const run = this.runs.get(lane.arrivals.shift()!);
       if (run?.held !== undefined && run.held.length > 0) this.applyNext(run);
     }
   }

@@ -1,5 +1,6 @@
 // What the reorder buffer answers for an event it takes, or turns down at once.
 import type { AgentEvent } from '../../events/agent-event.js';
+import type { LimitHit } from '../metrics/limit-report.js';
 import type { OfferOutcome } from './reorder-options.js';
 
 /** Taken, to be applied in its turn. */
@@ -14,8 +15,12 @@ export function duplicateEvent(event: AgentEvent): OfferOutcome {
   };
 }
 
-/** Earlier than events of its run already applied: past the reorder window. */
-export function lateForWindow(event: AgentEvent): OfferOutcome {
+/** Earlier than events of its run already applied: past the reorder window (a limit hit). */
+export function lateForWindow(event: AgentEvent, limitHit: LimitHit): OfferOutcome {
+  limitHit(
+    'reorder_window',
+    'an event arrived after later events of its run were applied (a redelivery, or displaced beyond the reorder window); it is counted as late',
+  );
   return {
     outcome: 'late',
     reason: 'reorder_window',
