@@ -112,11 +112,15 @@ export async function waitUntilExists(
 
 /**
  * Keeps a consuming loop going through a lost broker connection: the loss is reported once, each
- * retry waits longer (250 ms doubling to 5 s), and the recovery is reported when it comes.
+ * retry waits longer (250 ms doubling to 5 s), and the recovery is reported when it comes. A
+ * failure that passes by itself (a NATS pull given up while the server was slow, its connection
+ * up) is reported only when the read after it fails too.
  */
 export class ConnectionWatch {
   private lostSince: number | undefined;
   private backoffMillis = 250;
+  /** A passing failure was let by since the last read that succeeded. */
+  private passed = false;
 
   constructor(
     private readonly broker: string,
@@ -130,6 +134,7 @@ export class ConnectionWatch {
 
   /** A read succeeded. */
   ok(): void {
+    this.passed = false;
     if (this.lostSince === undefined) return;
     const seconds = ((Date.now() - this.lostSince) / 1000).toFixed(1);
     this.report(`${this.broker} is back after ${seconds} s; consuming again`);
@@ -145,9 +150,13 @@ export class ConnectionWatch {
     this.report(`lost ${this.broker} (${detail}); retrying until it is back`);
   }
 
-  /** A read failed: report (the first time) and wait before the next try. */
-  async failed(error: unknown, signal: AbortSignal): Promise<void> {
-    this.lost(error);
+  /**
+   * A read failed: report (the first time; a `passing` failure only if the read before it failed
+   * too) and wait before the next try.
+   */
+  async failed(error: unknown, signal: AbortSignal, passing = false): Promise<void> {
+    if (passing && !this.passed && this.lostSince === undefined) this.passed = true;
+    else this.lost(error);
     await pause(this.backoffMillis, signal);
     this.backoffMillis = Math.min(this.backoffMillis * 2, 5000);
   }

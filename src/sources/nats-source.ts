@@ -241,28 +241,30 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
             expires: PULL_EXPIRES_MILLIS,
           });
           let handed = 0;
+          let pendingAfter = -1;
           for await (const message of batch) {
             watch.ok();
             handed += 1;
+            pendingAfter = message.info.pending;
             onMessage(message.string(), deliveries.of(message));
           }
-          // A pull with room left stays open at the server until it expires, taking what is
-          // stored meanwhile: it ended having read the stream to the end.
-          // It ended at the server when it expired, however late its end is read here (a busy
-          // process): what was stored after that is not in it.
+          // A pull with room left read to the end when it expired at the server, however late its
+          // end is read here (a busy process). A full one whose last message left nothing pending
+          // did too (a stream fed faster than a pull's size a second fills every pull), by when
+          // it was sent.
           if (handed < options.batchSize)
             options.drained?.(Math.min(Date.now(), sentAt + PULL_EXPIRES_MILLIS), sentAt);
+          else if (pendingAfter === 0) options.drained?.(sentAt, sentAt);
           else options.behind?.();
         } catch (error) {
-          // The server restarted, the connection dropped or heartbeats were missed: the client
-          // reconnects by itself, and the durable consumer resumes where its acknowledgements
-          // left it, once what was lost in flight is back.
-          // The client gives a pull up for missed heartbeats after a second of quiet since it (or,
-          // after a reconnect, its pull again) was sent: by then it has expired at the server,
-          // up to the time it took to get there. After any other failure (a reconnect may send
-          // it late), it is waited for in full from when it is looked into.
+          // The server restarted, the connection dropped or heartbeats were missed (the client
+          // reconnects; the durable consumer resumes once what was lost is back). The client gives
+          // a pull up for missed heartbeats a second after it (or, after a reconnect, its pull
+          // again) was sent: by then it has expired at the server. Any other failure (a
+          // reconnect may send it late): waited for in full from when it is looked into.
+          const quiet = missedHeartbeats(error);
           failedPull = {
-            expiredBy: missedHeartbeats(error)
+            expiredBy: quiet
               ? Date.now() + FAILED_PULL_EXPIRY_MILLIS - PULL_EXPIRES_MILLIS
               : undefined,
           };
@@ -270,7 +272,8 @@ export function createNatsSource(options: NatsSourceOptions): BrokerSource {
           // wait (awaitLostInFlight): newer events of its runs, already here, wait for it, through
           // the retry's wait too.
           holds.push(holdFor(watch.retryMillis + lostInFlightMillis));
-          await watch.failed(error, stopping.signal);
+          // One pull gone quiet is no outage: said if the next fails too (a loss is said anyway).
+          await watch.failed(error, stopping.signal, quiet);
         }
       }
       // Stopped (shutting down, or the partition handed over): what it read is settled or handed
