@@ -27,26 +27,21 @@ export function behestLines(count) {
  * seconds the process used (all its threads).
  */
 export function runCli(args, endpoint, nodeOptions = [], extraEnv = {}) {
+  return runNode(join(root, 'dist/cli/main.js'), args, nodeOptions, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    ...extraEnv,
+  });
+}
+
+/** Runs `script` with `args` in a Node process of its own; resolves as `runCli` does. */
+function runNode(script, args, nodeOptions = [], extraEnv = {}) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn(
       process.execPath,
-      [
-        ...nodeOptions,
-        '--import',
-        join(root, 'bench/report-rss.mjs'),
-        join(root, 'dist/cli/main.js'),
-        ...args,
-      ],
-      {
-        env: {
-          ...process.env,
-          OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-          ...extraEnv,
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
+      [...nodeOptions, '--import', join(root, 'bench/report-rss.mjs'), script, ...args],
+      { env: { ...process.env, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
@@ -55,7 +50,7 @@ export function runCli(args, endpoint, nodeOptions = [], extraEnv = {}) {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const rss = /bench:maxRSS=(\d+)/.exec(stderr);
       const cpu = /bench:cpuMicros=(\d+)/.exec(stderr);
-      if (code !== 0) reject(new Error(`agent-otel-bridge ${args[0]} exited ${code}: ${stderr}`));
+      if (code !== 0) reject(new Error(`${script} ${args[0]} exited ${code}: ${stderr}`));
       else
         resolve({
           seconds,
@@ -126,6 +121,16 @@ export async function ingestBench({ events = 100_000, repeats = 3 } = {}) {
           halves.map((half) => runCli(['ingest', '--quiet', half], receiver.endpoint)),
         ),
       );
+    // The machine's own figure for the same split: `JSON.parse` of the whole file in one process,
+    // and of its halves in two at once, each process's start included. Two isolates that parse
+    // compete for the cores' caches and for their collectors' threads.
+    const parseFile = join(root, 'bench/parse-file.mjs');
+    const parseAlone = [];
+    const parsePairs = [];
+    for (let i = 0; i < repeats; i += 1) {
+      parseAlone.push(await runNode(parseFile, [file]));
+      parsePairs.push(await Promise.all(halves.map((half) => runNode(parseFile, [half]))));
+    }
     const decodes = [];
     for (let i = 0; i < repeats; i += 1) {
       const decoder = createLineDecoder('behest', { scope: 'bench', arrival: () => [0, 0] });
@@ -149,6 +154,15 @@ export async function ingestBench({ events = 100_000, repeats = 3 } = {}) {
       pairCpuMicrosPerEvent:
         (1e6 * median(pairs.map((p) => p[0].cpuSeconds + p[1].cpuSeconds))) / lines.length,
       parseEventsPerSecond: lines.length / median(parses),
+      /** `JSON.parse` of the file in a process of its own, and of its halves in two at once. */
+      parseProcess: {
+        eventsPerSecond: lines.length / median(parseAlone.map((r) => r.seconds)),
+        cpuMicrosPerEvent: (1e6 * median(parseAlone.map((r) => r.cpuSeconds))) / lines.length,
+        pairEventsPerSecond:
+          lines.length / median(parsePairs.map((p) => Math.max(p[0].seconds, p[1].seconds))),
+        pairCpuMicrosPerEvent:
+          (1e6 * median(parsePairs.map((p) => p[0].cpuSeconds + p[1].cpuSeconds))) / lines.length,
+      },
       maxRssMiB: median(runs.map((r) => r.maxRssMiB)),
       otlpMiB: receiver.bytes / repeats / 1048576,
     };

@@ -17,6 +17,7 @@ import { reorderBench } from './reorder.mjs';
 import { PIECES, scrubLinearBench } from './scrub-linear.mjs';
 import { serveBench } from './serve.mjs';
 import { stagesBench } from './stages.mjs';
+import { LINES_AT_ONCE } from '../dist/sink/line-decoding.js';
 
 const smoke = process.argv.includes('--smoke');
 const sizes = smoke
@@ -88,6 +89,13 @@ row(
   `${lineCost.parse.toFixed(3)} µs JSON.parse`,
   `${(lineCost.handleJsonLean / lineCost.parse).toFixed(2)}×`,
   '≤ 5×',
+);
+row(
+  `  the same, in slices of ${LINES_AT_ONCE} lines (handleJsonLines, as ingest takes them)`,
+  `${lineCost.sliced.toFixed(3)} µs`,
+  `${lineCost.parse.toFixed(3)} µs JSON.parse`,
+  `${(lineCost.sliced / lineCost.parse).toFixed(2)}×`,
+  '',
 );
 row(
   '  the behest line decoder alone (depth, parse, field checks, times)',
@@ -199,6 +207,16 @@ row(
   fmt(ingest.pairEventsPerSecond),
   parseBaseline,
   vsParse(ingest.pairEventsPerSecond),
+  '',
+);
+// What the machine gives the baseline's own work split the same way: the ceiling of the two rows
+// above (their CPU figure is read against this one's).
+const parsed = ingest.parseProcess;
+row(
+  `  the machine: JSON.parse of the file in one process, of its halves in two at once (${(parsed.pairEventsPerSecond / parsed.eventsPerSecond).toFixed(2)}×; ${parsed.pairCpuMicrosPerEvent.toFixed(2)} CPU-µs/event, ${(parsed.pairCpuMicrosPerEvent / parsed.cpuMicrosPerEvent).toFixed(2)}× one process's)`,
+  fmt(parsed.pairEventsPerSecond),
+  `${fmt(parsed.eventsPerSecond)} one process`,
+  `${(parsed.pairEventsPerSecond / parsed.eventsPerSecond).toFixed(2)}×`,
   '',
 );
 // The remaining cost per event, stage by stage (differences of the rows above).

@@ -10,6 +10,7 @@ import type { OpenRun } from '../mapping/open-runs.js';
  */
 export interface LaneStream extends EventStream {
   handleJson(line: string, lane?: number): HandleResult;
+  handleJsonLines(lines: readonly string[], into: HandleResult[], lane?: number): void;
 }
 
 /** What the bridge's own sources need beyond the public sink (not part of the public API). */

@@ -2,11 +2,10 @@ import { diag, metrics, trace } from '@opentelemetry/api';
 import type { EventOutcome, HandleResult } from './agent-otel-sink.js';
 import { resolveConfig } from '../config.js';
 import { createLineDecoder } from '../dialects/detect.js';
-import type { LineDecoder, LineResult } from '../dialects/detect.js';
+import type { LineDecoder } from '../dialects/detect.js';
 import type { ParseResult } from '../dialects/shared/parse-result.js';
 import type { DialectName, InputDialect } from '../events/dialect-name.js';
-import { createTrackedArrivalClock, markArrivalTimed } from '../dialects/shared/stream-clock.js';
-import type { TrackedArrivalClock } from '../dialects/shared/stream-clock.js';
+import { createTrackedArrivalClock } from '../dialects/shared/stream-clock.js';
 import { RunIdClaims } from './run-id-claims.js';
 import type { AgentEvent } from '../events/agent-event.js';
 import { nativeEventProblem } from '../events/native-event-check.js';
@@ -17,6 +16,8 @@ import type { AgentOtelSinkOptions } from '../sink-options.js';
 import { PACKAGE_NAME } from '../version.js';
 import type { BridgeSink, BridgeSinkHooks, LaneStream } from './bridge-sink-api.js';
 import { Housekeeping } from './housekeeping.js';
+import { decodeLineOf, decodeThenApply } from './line-decoding.js';
+import type { DecodedLine, LineStreamState } from './line-decoding.js';
 
 const log = diag.createComponentLogger({ namespace: PACKAGE_NAME });
 
@@ -125,63 +126,43 @@ export function createBridgeSink(
     return applyAll(result.events, dialect, sourceType, count, lane);
   };
 
-  /**
-   * Decodes one line and maps it; a decoder's fault is a counted rejection, never a throw. Events
-   * whose decoding read the arrival clock (the runtime sent no time) are marked so.
-   */
-  const decodeAndApply = (
-    decoder: LineDecoder,
-    clock: TrackedArrivalClock,
-    claim: ReturnType<RunIdClaims['stream']>,
-    line: string,
-    lane = 0,
-  ): HandleResult => {
-    let decoded: LineResult;
-    try {
-      clock.taken();
-      decoded = decoder.decodeLine(line);
-      const { result } = decoded;
-      if (result.ok) {
-        const events = claim(
-          clock.taken() ? markArrivalTimed(result.events) : result.events,
-          decoded.dialect,
-        );
-        if (events !== result.events) decoded = { ...decoded, result: { ...result, events } };
-      }
-    } catch (error) {
-      log.error('failed to decode a line', error);
-      return count({
-        outcome: 'rejected',
-        dialect: decoder.dialect ?? 'unknown',
-        reason: 'internal_error',
-        message: 'internal error while decoding; see diagnostics',
-      });
-    }
-    return applyParsed(decoded.result, decoded.dialect, lane);
+  /** A decoder's fault: a counted rejection, never a throw. */
+  const decodeFault = (decoder: LineDecoder, error: unknown): HandleResult => {
+    log.error('failed to decode a line', error);
+    return count({
+      outcome: 'rejected',
+      dialect: decoder.dialect ?? 'unknown',
+      reason: 'internal_error',
+      message: 'internal error while decoding; see diagnostics',
+    });
   };
+  const applyDecoded = (decoded: DecodedLine, lane = 0): HandleResult =>
+    'result' in decoded ? applyParsed(decoded.result, decoded.dialect, lane) : decoded;
+  const decodeAndApply = (stream: LineStreamState, line: string, lane = 0): HandleResult =>
+    applyDecoded(decodeLineOf(stream, line, decodeFault), lane);
 
   const claims = new RunIdClaims();
-  const streams = new Map<
-    string,
-    {
-      decoder: LineDecoder;
-      clock: TrackedArrivalClock;
-      claim: ReturnType<RunIdClaims['stream']>;
-    }
-  >();
+  const streams = new Map<string, LineStreamState>();
   const openStream = (scope: string, dialect: InputDialect = config.dialect): LaneStream => {
     const clock = createTrackedArrivalClock(config.now);
-    const claim = claims.stream(scope);
     const decoder = createLineDecoder(dialect, {
       scope,
       arrival: clock.now,
       maxJsonDepth: config.maxJsonDepth,
     });
+    const stream: LineStreamState = { decoder, clock, claim: claims.stream(scope) };
     return {
       get dialect() {
         return decoder.dialect;
       },
-      handleJson: (line, lane) => decodeAndApply(decoder, clock, claim, line, lane),
+      handleJson: (line, lane) => decodeAndApply(stream, line, lane),
+      handleJsonLines: (lines, into, lane) =>
+        decodeThenApply(
+          lines,
+          into,
+          (line) => decodeLineOf(stream, line, decodeFault),
+          (decoded) => applyDecoded(decoded, lane),
+        ),
     };
   };
 
@@ -212,7 +193,7 @@ export function createBridgeSink(
         stream = { decoder, clock, claim: claims.stream(`default/${dialect}`) };
         streams.set(dialect, stream);
       }
-      return decodeAndApply(stream.decoder, stream.clock, stream.claim, line);
+      return decodeAndApply(stream, line);
     },
     handleParsed: applyParsed,
     openStream,

@@ -8,6 +8,8 @@ import { setUpOutput } from '../output/output.js';
 import { renderProgress } from '../output/summary.js';
 import { sayCollectorTrouble } from '../output/collector-trouble.js';
 import { describeTraceDestination } from '../../telemetry/index.js';
+import type { HandleResult } from '../../sink/agent-otel-sink.js';
+import { LINES_PER_SLICE, mapLineSlice } from '../map-lines.js';
 
 const FLUSH_EVERY_LINES = 4096;
 const PROGRESS_INTERVAL_MILLIS = 200;
@@ -53,31 +55,40 @@ export async function runPipeline(
   const consume = async (input: Input) => {
     const stream = sink.openStream(input.name, options.dialect);
     try {
+      const answers: HandleResult[] = [];
       reading: for await (const batch of input.batches)
-        for (const line of batch) {
+        for (let from = 0; from < batch.length; from += LINES_PER_SLICE) {
           if (interrupted?.aborted === true) break reading;
-          lines += 1;
-          // Characters as a measure of bytes: enough for a progress estimate.
-          readBytes += (line.ok ? line.text.length : 0) + 1;
-          const result = line.ok
-            ? stream.handleJson(line.text)
-            : sink.reject(line.reason, line.message);
-          if (
-            result.outcome === 'rejected' &&
-            reported++ < MAX_REPORTED_REJECTS &&
-            !options.quiet
-          ) {
-            io.stderr.write(
-              `${input.name}:${line.lineNumber}: rejected: ${result.message ?? result.reason ?? ''}\n`,
-            );
+          const to = Math.min(batch.length, from + LINES_PER_SLICE);
+          mapLineSlice(sink, stream, batch, from, to, answers);
+          const before = lines;
+          for (let i = from; i < to; i += 1) {
+            const line = batch[i]!;
+            const result = answers[i - from]!;
+            lines += 1;
+            // Characters as a measure of bytes: enough for a progress estimate.
+            readBytes += (line.ok ? line.text.length : 0) + 1;
+            if (
+              result.outcome === 'rejected' &&
+              reported++ < MAX_REPORTED_REJECTS &&
+              !options.quiet
+            ) {
+              io.stderr.write(
+                `${input.name}:${line.lineNumber}: rejected: ${result.message ?? result.reason ?? ''}\n`,
+              );
+            }
+            if (
+              result.outcome === 'ignored' &&
+              result.reason === 'unknown_variant' &&
+              !options.quiet
+            )
+              sayUnknownOnce(io, unknownTypes, {
+                where: `${input.name}:${line.lineNumber}`,
+                key: `${result.dialect}:${result.sourceType ?? ''}`,
+                message: result.message ?? 'unknown event type',
+              });
           }
-          if (result.outcome === 'ignored' && result.reason === 'unknown_variant' && !options.quiet)
-            sayUnknownOnce(io, unknownTypes, {
-              where: `${input.name}:${line.lineNumber}`,
-              key: `${result.dialect}:${result.sourceType ?? ''}`,
-              message: result.message ?? 'unknown event type',
-            });
-          if (lines % FLUSH_EVERY_LINES === 0) {
+          if (Math.floor(lines / FLUSH_EVERY_LINES) !== Math.floor(before / FLUSH_EVERY_LINES)) {
             // Waits while an outage is held through; what still fails is counted at the end.
             const waiting = flushes.due();
             if (waiting !== undefined) await waiting;

@@ -1,0 +1,33 @@
+// A batch of read lines mapped a slice at a time: the readable ones through the stream's
+// `handleJsonLines` (decoded before any is applied), those the reader turned down counted as
+// rejected. Answers come back in the lines' order.
+import type { HandleResult } from '../sink/agent-otel-sink.js';
+import type { BridgeSink, LaneStream } from '../sink/bridge-sink-api.js';
+import { LINES_AT_ONCE } from '../sink/line-decoding.js';
+import type { InputLine } from '../sources/ndjson-lines.js';
+
+/** Lines of a batch taken at once: a slice ends where the caller checks to stop or to flush. */
+export const LINES_PER_SLICE = LINES_AT_ONCE;
+
+/** Maps `lines[from..to)` and puts each line's answer at `answers[i - from]`. */
+export function mapLineSlice(
+  sink: Pick<BridgeSink, 'reject'>,
+  stream: Pick<LaneStream, 'handleJsonLines'>,
+  lines: readonly InputLine[],
+  from: number,
+  to: number,
+  answers: HandleResult[],
+): void {
+  const texts: string[] = [];
+  for (let i = from; i < to; i += 1) {
+    const line = lines[i]!;
+    if (line.ok) texts.push(line.text);
+  }
+  stream.handleJsonLines(texts, answers);
+  if (texts.length === to - from) return;
+  // Some were turned down by the reader: their answers go in between, in order.
+  for (let i = to - 1, k = texts.length - 1; i >= from; i -= 1) {
+    const line = lines[i]!;
+    answers[i - from] = line.ok ? answers[k--]! : sink.reject(line.reason, line.message);
+  }
+}
