@@ -164,7 +164,8 @@ describe('NATS JetStream source: a failed pull', () => {
     await fc.assert(
       fc.asyncProperty(schedules, async (schedule) => {
         // At least three schedules, more until both outcomes were met (a loss depends on where
-        // in the server's work the stop falls).
+        // in the server's work the stop falls; on a loaded machine most stops lose messages, so
+        // up to twenty are drawn).
         if (n >= 3 && lettingGo > 0 && redelivered > 0) return;
         n += 1;
         const read = await readThrough(schedule, n);
@@ -205,12 +206,12 @@ describe('NATS JetStream source: a failed pull', () => {
           }
         }
       }),
-      { numRuns: 10, endOnFailure: true },
+      { numRuns: 20, endOnFailure: true },
     );
     // Across the schedules, some failed pull lost nothing and was let go of early, and some
     // lost messages that came back held.
     console.log(`held on: ${redelivered} lost message(s) back; let go early: ${lettingGo} hold(s)`);
     expect(lettingGo).toBeGreaterThan(0);
     expect(redelivered).toBeGreaterThan(0);
-  }, 300_000);
+  }, 450_000);
 });
