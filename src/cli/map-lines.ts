@@ -3,11 +3,7 @@
 // rejected. Answers come back in the lines' order.
 import type { HandleResult } from '../sink/agent-otel-sink.js';
 import type { BridgeSink, LaneStream } from '../sink/bridge-sink-api.js';
-import { LINES_AT_ONCE } from '../sink/line-decoding.js';
 import type { InputLine } from '../sources/ndjson-lines.js';
-
-/** Lines of a batch taken at once: a slice ends where the caller checks to stop or to flush. */
-export const LINES_PER_SLICE = LINES_AT_ONCE;
 
 /** Maps `lines[from..to)` and puts each line's answer at `answers[i - from]`. */
 export function mapLineSlice(

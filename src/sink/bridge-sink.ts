@@ -143,17 +143,21 @@ export function createBridgeSink(
 
   const claims = new RunIdClaims();
   const streams = new Map<string, LineStreamState>();
-  const openStream = (scope: string, dialect: InputDialect = config.dialect): LaneStream => {
+  /** A stream's decoding: runs without ids are scoped to `scope`, run ids claimed under `claimAs`. */
+  const streamState = (scope: string, dialect: InputDialect, claimAs = scope): LineStreamState => {
     const clock = createTrackedArrivalClock(config.now);
     const decoder = createLineDecoder(dialect, {
       scope,
       arrival: clock.now,
       maxJsonDepth: config.maxJsonDepth,
     });
-    const stream: LineStreamState = { decoder, clock, claim: claims.stream(scope) };
+    return { decoder, clock, claim: claims.stream(claimAs) };
+  };
+  const openStream = (scope: string, dialect: InputDialect = config.dialect): LaneStream => {
+    const stream = streamState(scope, dialect);
     return {
       get dialect() {
-        return decoder.dialect;
+        return stream.decoder.dialect;
       },
       handleJson: (line, lane) => decodeAndApply(stream, line, lane),
       handleJsonLines: (lines, into, lane) =>
@@ -184,13 +188,7 @@ export function createBridgeSink(
     handleJson(line, dialect = config.dialect) {
       let stream = streams.get(dialect);
       if (stream === undefined) {
-        const clock = createTrackedArrivalClock(config.now);
-        const decoder = createLineDecoder(dialect, {
-          scope: 'default',
-          arrival: clock.now,
-          maxJsonDepth: config.maxJsonDepth,
-        });
-        stream = { decoder, clock, claim: claims.stream(`default/${dialect}`) };
+        stream = streamState('default', dialect, `default/${dialect}`);
         streams.set(dialect, stream);
       }
       return decodeAndApply(stream, line);

@@ -9,7 +9,8 @@ import { renderProgress } from '../output/summary.js';
 import { sayCollectorTrouble } from '../output/collector-trouble.js';
 import { describeTraceDestination } from '../../telemetry/index.js';
 import type { HandleResult } from '../../sink/agent-otel-sink.js';
-import { LINES_PER_SLICE, mapLineSlice } from '../map-lines.js';
+import { LINES_AT_ONCE } from '../../sink/line-decoding.js';
+import { mapLineSlice } from '../map-lines.js';
 
 const FLUSH_EVERY_LINES = 4096;
 const PROGRESS_INTERVAL_MILLIS = 200;
@@ -57,9 +58,10 @@ export async function runPipeline(
     try {
       const answers: HandleResult[] = [];
       reading: for await (const batch of input.batches)
-        for (let from = 0; from < batch.length; from += LINES_PER_SLICE) {
+        for (let from = 0; from < batch.length; from += LINES_AT_ONCE) {
+          // Ctrl-C and the flush are looked at between slices.
           if (interrupted?.aborted === true) break reading;
-          const to = Math.min(batch.length, from + LINES_PER_SLICE);
+          const to = Math.min(batch.length, from + LINES_AT_ONCE);
           mapLineSlice(sink, stream, batch, from, to, answers);
           const before = lines;
           for (let i = from; i < to; i += 1) {
