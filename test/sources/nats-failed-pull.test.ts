@@ -161,18 +161,26 @@ describe('NATS JetStream source: a failed pull', () => {
     let n = 0;
     let lettingGo = 0;
     let redelivered = 0;
+    let failed = 0;
+    let unfailed = 0;
     await fc.assert(
       fc.asyncProperty(schedules, async (schedule) => {
-        // At least three schedules, more until both outcomes were met (a loss depends on where
-        // in the server's work the stop falls; on a loaded machine most stops lose messages, so
-        // up to twenty are drawn).
-        if (n >= 3 && lettingGo > 0 && redelivered > 0) return;
+        // At least three schedules with a failed pull, more until both outcomes were met (a loss
+        // depends on where in the server's work the stop falls; on a loaded machine most stops
+        // lose messages, so up to twenty are drawn).
+        if (failed >= 3 && lettingGo > 0 && redelivered > 0) return;
         n += 1;
         const read = await readThrough(schedule, n);
         const { arrivals, holds, reports, seen, lost, stoppingAt, stoppedAt } = read;
         expect(seen.size).toBe(MESSAGES);
-        // A stop longer than the pull's heartbeats allow fails the pull under way.
-        expect(holds.length).toBeGreaterThan(0);
+        // A stop longer than the pull's heartbeats allow fails the pull under way, once the
+        // client's heartbeat check runs within it: on a loaded machine a stop near the shortest
+        // can end first, and such a schedule has no failed pull to check (counted, below).
+        if (holds.length === 0) {
+          unfailed += 1;
+          return;
+        }
+        failed += 1;
         const onAt = (at: number) =>
           holds.some((h) => h.start <= at && at < Math.min(h.until, h.releasedAt ?? Infinity));
         const lostSaid = reports.filter((r) => r.message.includes('never arrived'));
@@ -210,7 +218,11 @@ describe('NATS JetStream source: a failed pull', () => {
     );
     // Across the schedules, some failed pull lost nothing and was let go of early, and some
     // lost messages that came back held.
-    console.log(`held on: ${redelivered} lost message(s) back; let go early: ${lettingGo} hold(s)`);
+    console.log(
+      `held on: ${redelivered} lost message(s) back; let go early: ${lettingGo} hold(s); ` +
+        `schedules with a failed pull: ${failed}, without: ${unfailed}`,
+    );
+    expect(failed).toBeGreaterThan(unfailed);
     expect(lettingGo).toBeGreaterThan(0);
     expect(redelivered).toBeGreaterThan(0);
   }, 450_000);
