@@ -17,6 +17,19 @@ export function divergentDuplicates(spans: readonly OtlpSpan[]): string[] {
   return [...copies].filter(([, c]) => c.size > 1).map(([id]) => id);
 }
 
+/**
+ * Each span id that arrived with different content, with its distinct copies (one per line): what a
+ * failed assertion prints, so that the difference can be read.
+ */
+export function divergentCopies(spans: readonly OtlpSpan[]): string[] {
+  const ids = new Set(divergentDuplicates(spans));
+  const copies = new Map<string, Set<string>>();
+  for (const span of spans)
+    if (ids.has(span.spanId))
+      copies.set(span.spanId, (copies.get(span.spanId) ?? new Set()).add(wireFingerprint(span)));
+  return [...copies].map(([id, c]) => `${id}:\n  ${[...c].join('\n  ')}`);
+}
+
 /** Everything a span carries that a duplicate must repeat exactly. */
 export function wireFingerprint(s: OtlpSpan): string {
   return [
