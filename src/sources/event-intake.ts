@@ -1,11 +1,13 @@
 import type { InputDialect } from '../events/dialect-name.js';
-import type { BridgeSink } from '../sink/bridge-sink-api.js';
-import type { EventStream, HandleResult } from '../sink/agent-otel-sink.js';
+import type { BridgeSink, LaneStream } from '../sink/bridge-sink-api.js';
+import type { HandleResult } from '../sink/agent-otel-sink.js';
+import { LINES_AT_ONCE } from '../sink/line-decoding.js';
+import { mapLineSlice } from '../sink/map-line-slice.js';
+import type { SliceLine } from '../sink/map-line-slice.js';
 import type { OpenRunsView } from './open-runs-answer.js';
 
 /** A line of a request: its text, or why the reader refused it before parsing. */
-export type IntakeLine =
-  { readonly text: string } | { readonly reason: string; readonly message: string };
+export type IntakeLine = SliceLine;
 
 /** The stream a request's lines belong to: named across requests, or the request's own. */
 export interface IntakeStream {
@@ -38,8 +40,8 @@ export const MAX_NAMED_STREAMS = 10_000;
 
 /** The intake of one thread: every line through `sink`, a stream per request or per name. */
 export function sinkIntake(sink: BridgeSink): EventIntake {
-  const named = new Map<string, EventStream>();
-  const streamFor = ({ scope, named: isNamed, dialect }: IntakeStream): EventStream => {
+  const named = new Map<string, LaneStream>();
+  const streamFor = ({ scope, named: isNamed, dialect }: IntakeStream): LaneStream => {
     if (!isNamed) return sink.openStream(scope, dialect);
     const key = `${dialect}\0${scope}`;
     let stream = named.get(key);
@@ -53,9 +55,15 @@ export function sinkIntake(sink: BridgeSink): EventIntake {
   return {
     handle(lines, stream) {
       const events = streamFor(stream);
-      return lines.map((line) =>
-        'text' in line ? events.handleJson(line.text) : sink.reject(line.reason, line.message),
-      );
+      // A slice of lines at a time, each decoded before any of it is applied.
+      const answers: HandleResult[] = new Array<HandleResult>(lines.length);
+      const slice: HandleResult[] = [];
+      for (let from = 0; from < lines.length; from += LINES_AT_ONCE) {
+        const to = Math.min(lines.length, from + LINES_AT_ONCE);
+        mapLineSlice(sink, events, lines, from, to, slice);
+        for (let i = from; i < to; i += 1) answers[i] = slice[i - from]!;
+      }
+      return answers;
     },
     limitHit: (limit, message) => sink.limitHit(limit, message),
     openRuns: (limit) => sink.openRuns(limit),

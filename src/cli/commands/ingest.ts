@@ -10,7 +10,7 @@ import { sayCollectorTrouble } from '../output/collector-trouble.js';
 import { describeTraceDestination } from '../../telemetry/index.js';
 import type { HandleResult } from '../../sink/agent-otel-sink.js';
 import { LINES_AT_ONCE } from '../../sink/line-decoding.js';
-import { mapLineSlice } from '../map-lines.js';
+import { mapLineSlice } from '../../sink/map-line-slice.js';
 
 const FLUSH_EVERY_LINES = 4096;
 const PROGRESS_INTERVAL_MILLIS = 200;

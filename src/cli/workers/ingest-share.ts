@@ -3,12 +3,17 @@
 // itself. A worker thread runs one (ingest-thread.ts); where every input is a regular file, the
 // main thread runs the first itself (ingest-main.ts), so that N shares cost N isolates, not N + 1.
 import { createReadStream } from 'node:fs';
-import type { EventStream } from '../../sink/agent-otel-sink.js';
+import type { HandleResult } from '../../sink/agent-otel-sink.js';
+import type { LaneStream } from '../../sink/bridge-sink-api.js';
+import { LINES_AT_ONCE } from '../../sink/line-decoding.js';
+import { mapLineSlice } from '../../sink/map-line-slice.js';
 import type { InputDialect } from '../../events/dialect-name.js';
 import { DEFAULT_MAX_LINE_BYTES, eachLine } from '../../sources/ndjson-lines.js';
 import { startExportingSink } from '../command-sink.js';
 import { PacedFlush } from '../paced-flush.js';
 import { createInputRouter } from './input-router.js';
+import { routedSlices } from './routed-slices.js';
+import type { ReadLine } from './routed-slices.js';
 import type { FromWorker, Rejected, ToWorker, Unknown, WorkerSetup } from './worker-protocol.js';
 
 const FLUSH_EVERY_LINES = 4096;
@@ -41,7 +46,7 @@ export function startIngestShare(
   });
   // One stream per input and dialect: an input's lines read before its dialect was known and
   // those read as behest after are apart (behest runs carry their ids; nothing else is split).
-  const streams = new Map<string, EventStream>();
+  const streams = new Map<string, LaneStream>();
   const streamOf = (input: number, dialect: InputDialect) => {
     const key = `${input}\0${dialect}`;
     let stream = streams.get(key);
@@ -53,33 +58,35 @@ export function startIngestShare(
   };
 
   let lines = 0;
+  const answers: HandleResult[] = [];
   /**
-   * Maps one line (null: one the reader turned down, for `bad`'s reason) and notes what to say
-   * of it; true when the spans made since the last flush are due to be exported.
+   * Maps a slice of one input's lines read in one dialect (decoded before any is applied) and
+   * notes what to say of them; true when the spans made since the last flush are due to be
+   * exported.
    */
   const take = (
     input: number,
-    lineNumber: number,
-    text: string | null,
     dialect: InputDialect,
-    bad: { readonly reason: string; readonly message: string } | undefined,
+    slice: readonly ReadLine[],
     notes: Notes,
   ): boolean => {
-    const result =
-      text === null
-        ? sink.reject(bad?.reason ?? 'invalid_line', bad?.message ?? 'unreadable line')
-        : streamOf(input, dialect).handleJson(text);
-    if (result.outcome === 'rejected')
-      notes.rejected.push({ input, lineNumber, message: result.message ?? result.reason ?? '' });
-    if (result.outcome === 'ignored' && result.reason === 'unknown_variant')
-      notes.unknown.push({
-        input,
-        lineNumber,
-        message: result.message ?? 'unknown event type',
-        key: `${result.dialect}:${result.sourceType ?? ''}`,
-      });
-    lines += 1;
-    return lines % FLUSH_EVERY_LINES === 0;
+    mapLineSlice(sink, streamOf(input, dialect), slice, 0, slice.length, answers);
+    for (let i = 0; i < slice.length; i += 1) {
+      const result = answers[i]!;
+      const { lineNumber } = slice[i]!;
+      if (result.outcome === 'rejected')
+        notes.rejected.push({ input, lineNumber, message: result.message ?? result.reason ?? '' });
+      if (result.outcome === 'ignored' && result.reason === 'unknown_variant')
+        notes.unknown.push({
+          input,
+          lineNumber,
+          message: result.message ?? 'unknown event type',
+          key: `${result.dialect}:${result.sourceType ?? ''}`,
+        });
+    }
+    const before = lines;
+    lines += slice.length;
+    return Math.floor(lines / FLUSH_EVERY_LINES) !== Math.floor(before / FLUSH_EVERY_LINES);
   };
 
   const flushes = new PacedFlush(() => telemetry.flushTraces());
@@ -101,6 +108,17 @@ export function startIngestShare(
       }
       since = 0;
     };
+    // Own lines wait for a slice to fill (or the dialect to change) before they are mapped.
+    let slice: ReadLine[] = [];
+    let sliceDialect = router.dialect;
+    const takeSlice = (): boolean => {
+      if (slice.length === 0) return false;
+      const due = take(file.input, sliceDialect, slice, notes);
+      since += slice.length;
+      slice = [];
+      if (since >= REPORT_EVERY_LINES) report();
+      return due;
+    };
     await eachLine(
       createReadStream(file.path),
       DEFAULT_MAX_LINE_BYTES,
@@ -108,18 +126,17 @@ export function startIngestShare(
       (line) => {
         if (router.route(line) !== setup.self) return undefined;
         ownLines += 1;
-        const due = take(
-          file.input,
-          line.lineNumber,
-          line.ok ? line.text : null,
-          router.dialect,
-          line.ok ? undefined : line,
-          notes,
-        );
-        if ((since += 1) >= REPORT_EVERY_LINES) report();
+        let due = false;
+        if (router.dialect !== sliceDialect) {
+          due = takeSlice();
+          sliceDialect = router.dialect;
+        }
+        slice.push(line);
+        if (slice.length >= LINES_AT_ONCE) due = takeSlice() || due;
         return due ? flushes.due() : undefined;
       },
     );
+    if (takeSlice()) await flushes.due();
     report();
   };
 
@@ -144,17 +161,12 @@ export function startIngestShare(
       return;
     }
     const notes: Notes = { rejected: [], unknown: [] };
-    const bad = new Map(message.bad.map((b) => [b.index, b]));
-    for (let i = 0; i < message.text.length; i += 1) {
-      const due = take(
-        message.input[i]!,
-        message.lineNumber[i]!,
-        message.text[i] ?? null,
-        message.dialect[i] ?? setup.options.dialect,
-        bad.get(i),
-        notes,
-      );
-      const waiting = due ? flushes.due() : undefined;
+    for (const { input, dialect, lines } of routedSlices(
+      message,
+      setup.options.dialect,
+      LINES_AT_ONCE,
+    )) {
+      const waiting = take(input, dialect, lines, notes) ? flushes.due() : undefined;
       if (waiting !== undefined) await waiting;
     }
     say({ type: 'done-batch', ...notes });
