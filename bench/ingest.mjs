@@ -106,6 +106,26 @@ export async function ingestBench({ events = 100_000, repeats = 3 } = {}) {
       workerRuns[workers] = lines.length / median(timed.map((r) => r.seconds));
       workerCpu[workers] = (1e6 * median(timed.map((r) => r.cpuSeconds))) / lines.length;
     }
+    // What a second worker costs before its first line: the same ingest of a few lines on one
+    // worker and on two (a thread started, the bundle loaded, a sink and exporter of its own).
+    const tiny = join(dir, 'tiny.ndjson');
+    writeFileSync(tiny, `${lines.slice(0, 30).join('\n')}\n`);
+    const startRuns = { 1: [], 2: [] };
+    for (let i = 0; i < repeats; i += 1)
+      for (const workers of [1, 2])
+        startRuns[workers].push(
+          await runCli(
+            ['ingest', '--quiet', '--workers', String(workers), tiny],
+            receiver.endpoint,
+          ),
+        );
+    const workerStart = {
+      seconds:
+        median(startRuns[2].map((r) => r.seconds)) - median(startRuns[1].map((r) => r.seconds)),
+      cpuSeconds:
+        median(startRuns[2].map((r) => r.cpuSeconds)) -
+        median(startRuns[1].map((r) => r.cpuSeconds)),
+    };
     // What this machine gives two processes that share nothing for the same work: the file split
     // by run as `--workers 2` splits it, each half ingested by a one-worker process, both at once.
     // Each pays a start and a warm-up of its own, as each worker thread does.
@@ -163,6 +183,8 @@ export async function ingestBench({ events = 100_000, repeats = 3 } = {}) {
         pairCpuMicrosPerEvent:
           (1e6 * median(parsePairs.map((p) => p[0].cpuSeconds + p[1].cpuSeconds))) / lines.length,
       },
+      /** What `--workers 2` adds to one worker on a 30-line file: wall and CPU seconds. */
+      workerStart,
       maxRssMiB: median(runs.map((r) => r.maxRssMiB)),
       otlpMiB: receiver.bytes / repeats / 1048576,
     };

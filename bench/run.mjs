@@ -202,6 +202,15 @@ for (const workers of [2, 4]) {
     workers === 2 ? '≥ 1.3× one worker, CPU ≤ 1.15×' : '',
   );
 }
+// A second worker's start, paid once per command: the part of the CPU ratio above that a longer
+// input spreads thinner.
+row(
+  `  a second worker's start: --workers 2 on a 30-line file, over one worker (${((1e6 * ingest.workerStart.cpuSeconds) / ingest.events).toFixed(2)} CPU-µs per event of the file above)`,
+  `+${ingest.workerStart.seconds.toFixed(3)} s`,
+  `+${ingest.workerStart.cpuSeconds.toFixed(3)} CPU-s`,
+  '',
+  '',
+);
 row(
   `  the file's halves (by run) in two one-worker processes at once (${(ingest.pairEventsPerSecond / ingest.eventsPerSecond).toFixed(2)}× one worker; ${ingest.pairCpuMicrosPerEvent.toFixed(2)} CPU-µs/event, ${(ingest.pairCpuMicrosPerEvent / ingest.cpuMicrosPerEvent).toFixed(2)}× one worker's)`,
   fmt(ingest.pairEventsPerSecond),

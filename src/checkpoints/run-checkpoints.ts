@@ -1,7 +1,7 @@
 import type { AgentEvent } from '../events/agent-event.js';
 import type { DialectName } from '../events/dialect-name.js';
 import type { HandleResult } from '../sink/agent-otel-sink.js';
-import type { Delivery } from '../sources/delivery-ledger.js';
+import type { Delivery } from '../sources/delivery.js';
 import { compactEvents } from './compact-events.js';
 import { DeferredReplays } from './deferred-replays.js';
 import { observeCheckpointCounts } from './checkpoint-counts.js';

@@ -1,4 +1,4 @@
-import type { Delivery } from '../sources/delivery-ledger.js';
+import type { Delivery } from '../sources/delivery.js';
 import { mayAct } from './ownership.js';
 import type { Ownership } from './ownership.js';
 

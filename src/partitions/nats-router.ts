@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { Delivery } from '../sources/delivery-ledger.js';
+import type { Delivery } from '../sources/delivery.js';
 import { connectNats } from '../sources/nats-connection.js';
 import { createNatsSource } from '../sources/nats-source.js';
 import { createNatsLeaseStore } from './nats-lease-store.js';

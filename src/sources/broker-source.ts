@@ -1,4 +1,4 @@
-import type { Delivery } from './delivery-ledger.js';
+import type { Delivery } from './delivery.js';
 
 /** A broker the bridge consumes with acknowledgements (NATS JetStream, Redis Streams). */
 export interface BrokerSource {

@@ -1,27 +1,7 @@
 import type { HandleResult } from '../sink/agent-otel-sink.js';
 import type { RunSummary } from '../mapping/tracker-context.js';
 import type { ExportListener } from '../telemetry/export/export-watcher.js';
-
-/** One message from a broker, to be acknowledged once its effects are durable. */
-export interface Delivery {
-  ack(): void;
-  /** Ask for redelivery (after `delayMillis`). */
-  nak(delayMillis: number): void;
-  /** Tell the broker the message is still being worked on (NATS `+WIP`). */
-  keepAlive?(): void;
-  /** The partition it was read from (partitioned consumption). */
-  readonly partition?: number;
-  /** The message's place in its stream (a JetStream stream sequence), where the broker gives one. */
-  readonly sequence?: number;
-  /** Hand it to the partition's next owner: neither acknowledged nor redelivered here. */
-  release?(): void;
-  /**
-   * Nothing of it is kept (a duplicate, a late event): acknowledged, unless an earlier delivery
-   * of the same message is still held here (NATS redelivers a message whose ack wait ran out),
-   * which settles it once its run is durable. Without it: `ack()`.
-   */
-  skip?(): void;
-}
+import type { Delivery } from './delivery.js';
 
 export interface LedgerEvents {
   /** The exporter started failing (said once per outage). */
@@ -41,7 +21,8 @@ interface Exporting {
   readonly runId: string;
   readonly deliveries: Delivery[];
   readonly spanCount: number;
-  exported: number;
+  /** Its spans known to be at the collector, by id (a span exported twice is there once). */
+  readonly exported: Set<string>;
   readonly endedAt: number;
   /** Some of its messages were acknowledged when its checkpoint was saved. */
   checkpointed: boolean;
@@ -61,7 +42,11 @@ export class DeliveryLedger implements ExportListener {
   // Ended runs whose messages are not settled yet (spans exporting, or awaiting metrics): a
   // message of such a run (its terminal one is settled just after the run ends) joins them.
   private readonly endedByRun = new Map<string, Exporting>();
-  private readonly earlyTallies = new Map<string, number>();
+  // Spans exported of traces with no ended run here (yet): an open run's, or a forgotten one's
+  // still in flight when it failed (the same ids and content as its rebuild's).
+  private readonly earlyTallies = new Map<string, Set<string>>();
+  // Names for spans reported by count alone (each one of its own).
+  private unnamedSpans = 0;
   private readonly failedTraces = new Set<string>();
   // Open runs with a saved checkpoint (messages acknowledged before the run ended) → partition.
   private readonly checkpointed = new Map<string, number | undefined>();
@@ -153,7 +138,7 @@ export class DeliveryLedger implements ExportListener {
       runId: run.runId,
       deliveries: this.open.get(run.runId) ?? [],
       spanCount: run.spanCount,
-      exported: this.earlyTallies.get(run.traceId) ?? 0,
+      exported: this.earlyTallies.get(run.traceId) ?? new Set(),
       endedAt: this.now(),
       checkpointed: this.checkpointed.has(run.runId),
       partition: this.checkpointed.get(run.runId),
@@ -172,17 +157,25 @@ export class DeliveryLedger implements ExportListener {
     } else this.checkSpans(run.traceId, entry);
   }
 
-  spansExported(perTrace: ReadonlyMap<string, number>): void {
+  /**
+   * Spans at the collector. A run counts each of its span ids once: a failed run's spans still in
+   * flight may land after it was forgotten, and its rebuild exports the same spans again, so that
+   * counting both would take the rebuild for exported while some of its spans are not.
+   */
+  spansExported(
+    perTrace: ReadonlyMap<string, number>,
+    spanIds?: ReadonlyMap<string, readonly string[]>,
+  ): void {
     this.redeliveryDelayMillis = 1000;
     this.recover('spans');
     for (const [traceId, count] of perTrace) {
       const entry = this.exportingByTrace.get(traceId);
-      if (entry === undefined)
-        this.earlyTallies.set(traceId, (this.earlyTallies.get(traceId) ?? 0) + count);
-      else {
-        entry.exported += count;
-        this.checkSpans(traceId, entry);
-      }
+      let tally = entry?.exported ?? this.earlyTallies.get(traceId);
+      if (tally === undefined) this.earlyTallies.set(traceId, (tally = new Set()));
+      const ids = spanIds?.get(traceId);
+      if (ids !== undefined) for (const id of ids) tally.add(id);
+      else for (let i = 0; i < count; i += 1) tally.add(`#${(this.unnamedSpans += 1)}`);
+      if (entry !== undefined) this.checkSpans(traceId, entry);
     }
   }
 
@@ -260,7 +253,7 @@ export class DeliveryLedger implements ExportListener {
   }
 
   private checkSpans(traceId: string, entry: Exporting): void {
-    if (entry.exported < entry.spanCount) return;
+    if (entry.exported.size < entry.spanCount) return;
     this.exportingByTrace.delete(traceId);
     this.awaitingMetrics.push(entry);
   }

@@ -1,5 +1,5 @@
 import type { JsMsg } from '@nats-io/jetstream';
-import type { Delivery } from './delivery-ledger.js';
+import type { Delivery } from './delivery.js';
 
 /**
  * The deliveries of one NATS consumer's `run()`: messages handed over and not yet acknowledged or

@@ -12,7 +12,7 @@ import { createRedisCheckpointStore } from '../../src/checkpoints/redis-checkpoi
 import { RunCheckpoints } from '../../src/checkpoints/run-checkpoints.js';
 import type { CheckpointStore } from '../../src/checkpoints/checkpoint-store.js';
 import { DeliveryLedger } from '../../src/sources/delivery-ledger.js';
-import type { Delivery } from '../../src/sources/delivery-ledger.js';
+import type { Delivery } from '../../src/sources/delivery.js';
 import { createDemoLines } from '../../src/sources/demo-runs.js';
 import { publishedAsBehestDoes, seeded } from '../helpers/behest-delivery.js';
 import { behest, RUN_A, toolRun } from '../helpers/behest-lines.js';

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fencedDelivery } from '../../src/partitions/fenced-delivery.js';
 import { createOwnership, mayAct } from '../../src/partitions/ownership.js';
 import type { BrokerSource } from '../../src/sources/broker-source.js';
-import type { Delivery } from '../../src/sources/delivery-ledger.js';
+import type { Delivery } from '../../src/sources/delivery.js';
 
 const LEASE = 2000;
 const NOW = 1_800_000_000_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DeliveryLedger } from '../../src/sources/delivery-ledger.js';
-import type { Delivery } from '../../src/sources/delivery-ledger.js';
+import type { Delivery } from '../../src/sources/delivery.js';
 
 function delivery(log: string[], name: string): Delivery {
   return { ack: () => log.push(`ack ${name}`), nak: (ms) => log.push(`nak ${name} ${ms}`) };

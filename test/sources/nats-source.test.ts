@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BrokerSource } from '../../src/sources/broker-source.js';
-import type { Delivery } from '../../src/sources/delivery-ledger.js';
+import type { Delivery } from '../../src/sources/delivery.js';
 import { createNatsSource } from '../../src/sources/nats-source.js';
 import { deleteNatsStream, NATS_URL, natsConsumerInfo, publishToNats } from '../helpers/brokers.js';
 import { waitFor } from '../helpers/wire-spans.js';

@@ -83,9 +83,9 @@ export async function runConsumer(
   const telemetry = startTelemetry({
     env: io.env,
     exportListener: {
-      spansExported: (perTrace) => ledger.spansExported(perTrace),
+      spansExported: (perTrace, spanIds) => ledger.spansExported(perTrace, spanIds),
       // Dropped by run sampling: settled all the same.
-      spansSampledOut: (perTrace) => ledger.spansExported(perTrace),
+      spansSampledOut: (perTrace, spanIds) => ledger.spansExported(perTrace, spanIds),
       spansFailed: (traceIds, error) => ledger.spansFailed(traceIds, error),
       metricsExported: (collectedAt) => {
         ledger.metricsExported(collectedAt);

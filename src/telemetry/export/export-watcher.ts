@@ -10,13 +10,23 @@ import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 
 /** Told what reached the collector, so a source can acknowledge what is durable. */
 export interface ExportListener {
-  /** Spans exported successfully, counted per trace id. */
-  spansExported(perTrace: ReadonlyMap<string, number>): void;
   /**
-   * Spans of these traces that run-outcome sampling dropped, counted per trace id: they will
-   * never be exported, and are settled as if they had been (a source may acknowledge their run).
+   * Spans exported successfully, counted per trace id; `spanIds` (where given) names them, per
+   * trace id, so that a span exported twice (a run rebuilt after a failed export) counts once.
    */
-  spansSampledOut?(perTrace: ReadonlyMap<string, number>): void;
+  spansExported(
+    perTrace: ReadonlyMap<string, number>,
+    spanIds?: ReadonlyMap<string, readonly string[]>,
+  ): void;
+  /**
+   * Spans of these traces that run-outcome sampling dropped, counted (and named) per trace id as
+   * in `spansExported`: they will never be exported, and are settled as if they had been (a
+   * source may acknowledge their run).
+   */
+  spansSampledOut?(
+    perTrace: ReadonlyMap<string, number>,
+    spanIds?: ReadonlyMap<string, readonly string[]>,
+  ): void;
   /** An export of spans of these traces failed for good (after the exporter's own retries). */
   spansFailed(traceIds: ReadonlySet<string>, error: Error | undefined): void;
   /** A metric collection taken at `collectedAtMillis` (epoch ms) was exported successfully. */
@@ -30,6 +40,23 @@ export interface ExportListener {
   collectorUnreachable?(problem: string): void;
 }
 
+/** Spans counted and named per trace id, as an `ExportListener` is told of them. */
+export function tallySpans(spans: readonly ReadableSpan[]): {
+  perTrace: Map<string, number>;
+  spanIds: Map<string, string[]>;
+} {
+  const perTrace = new Map<string, number>();
+  const spanIds = new Map<string, string[]>();
+  for (const span of spans) {
+    const { traceId, spanId } = span.spanContext();
+    perTrace.set(traceId, (perTrace.get(traceId) ?? 0) + 1);
+    const ids = spanIds.get(traceId);
+    if (ids === undefined) spanIds.set(traceId, [spanId]);
+    else ids.push(spanId);
+  }
+  return { perTrace, spanIds };
+}
+
 /** Wraps a span exporter and reports the outcome of every batch. */
 export class WatchedSpanExporter implements SpanExporter {
   constructor(
@@ -40,12 +67,8 @@ export class WatchedSpanExporter implements SpanExporter {
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
     this.inner.export(spans, (result) => {
       if (result.code === ExportResultCode.SUCCESS) {
-        const perTrace = new Map<string, number>();
-        for (const span of spans) {
-          const id = span.spanContext().traceId;
-          perTrace.set(id, (perTrace.get(id) ?? 0) + 1);
-        }
-        this.listener.spansExported(perTrace);
+        const { perTrace, spanIds } = tallySpans(spans);
+        this.listener.spansExported(perTrace, spanIds);
       } else {
         this.listener.spansFailed(new Set(spans.map((s) => s.spanContext().traceId)), result.error);
       }
