@@ -33,6 +33,11 @@ export interface OtlpReceiver {
   readonly contentTypes: Set<string>;
   /** Resource attributes seen on trace requests. */
   readonly resources: Record<string, unknown>[];
+  /**
+   * Spans by the `service.instance.id` of the resource they came with ('' without one): a test
+   * whose bridge names itself reads its own spans only, whatever else reaches the port.
+   */
+  readonly spansByInstance: ReadonlyMap<string, readonly OtlpSpan[]>;
   close(): Promise<void>;
 }
 
@@ -59,6 +64,7 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
   let metricExports = 0;
   const contentTypes = new Set<string>();
   const resources: Record<string, unknown>[] = [];
+  const spansByInstance = new Map<string, OtlpSpan[]>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -99,6 +105,9 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
             : decodeTraceRequest(body);
           spans.push(...decoded.spans);
           resources.push(...decoded.resources);
+          const instance = decoded.resources[0]?.['service.instance.id'];
+          const key = typeof instance === 'string' ? instance : '';
+          spansByInstance.set(key, [...(spansByInstance.get(key) ?? []), ...decoded.spans]);
         } else if (req.url === '/v1/metrics') {
           metrics = json
             ? normalizeJsonMetrics(JSON.parse(body.toString('utf8')))
@@ -160,6 +169,7 @@ export async function startOtlpReceiver(options: ReceiverOptions = {}): Promise<
     listenAgain: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
     contentTypes,
     resources,
+    spansByInstance,
     close: () =>
       new Promise((resolve) => {
         if (!server.listening) {
