@@ -179,13 +179,21 @@ export class DeliveryLedger implements ExportListener {
     }
   }
 
-  spansFailed(traceIds: ReadonlySet<string>, error: Error | undefined): void {
-    this.outage('spans', `span export failed: ${error?.message ?? 'unknown error'}`);
+  /**
+   * Spans that did not reach the collector: their runs are redelivered and rebuilt. A failure
+   * superseded by a later export's success (a request that hung past the collector's recovery)
+   * fails its runs all the same, but opens no outage and lengthens no delay: the collector
+   * answers.
+   */
+  spansFailed(traceIds: ReadonlySet<string>, error: Error | undefined, superseded = false): void {
+    if (!superseded)
+      this.outage('spans', `span export failed: ${error?.message ?? 'unknown error'}`);
     for (const traceId of traceIds) {
       const entry = this.exportingByTrace.get(traceId);
       if (entry === undefined) this.failedTraces.add(traceId);
       else this.fail(traceId, entry);
     }
+    if (superseded) return;
     // The next failure waits longer: the delay grows with the outage, not with the runs it hit.
     this.redeliveryDelayMillis = Math.min(
       this.redeliveryDelayMillis * 2,
@@ -215,8 +223,9 @@ export class DeliveryLedger implements ExportListener {
     this.durableRuns += 1;
   }
 
-  metricsFailed(error: Error | undefined): void {
-    this.outage('metrics', `metric export failed: ${error?.message ?? 'unknown error'}`);
+  metricsFailed(error: Error | undefined, superseded = false): void {
+    if (!superseded)
+      this.outage('metrics', `metric export failed: ${error?.message ?? 'unknown error'}`);
   }
 
   /**

@@ -82,6 +82,17 @@ describe('delivery ledger', () => {
     expect(news).toEqual(['outage', 'recovered']);
   });
 
+  it('redelivers the runs of a superseded failure without saying an outage or waiting longer', () => {
+    const { ledger, log, news } = ledgerWithRuns(3);
+    ledger.spansExported(new Map([['t0', 1]]));
+    ledger.spansFailed(new Set(['t1']), new Error('timeout'), true);
+    ledger.metricsFailed(new Error('timeout'), true);
+    expect(news).toEqual([]);
+    ledger.spansFailed(new Set(['t2']), new Error('503'));
+    expect(news).toEqual(['outage']);
+    expect(log.filter((l) => l.startsWith('nak'))).toEqual(['nak m1 1000', 'nak m2 1000']);
+  });
+
   it('acknowledges a run only after its spans and a later metric collection were exported', () => {
     const { ledger, log } = ledgerWithRuns(1);
     ledger.metricsExported(5000); // collected before the spans were exported: not enough

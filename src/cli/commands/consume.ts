@@ -86,12 +86,12 @@ export async function runConsumer(
       spansExported: (perTrace, spanIds) => ledger.spansExported(perTrace, spanIds),
       // Dropped by run sampling: settled all the same.
       spansSampledOut: (perTrace, spanIds) => ledger.spansExported(perTrace, spanIds),
-      spansFailed: (traceIds, error) => ledger.spansFailed(traceIds, error),
+      spansFailed: (traceIds, error, superseded) => ledger.spansFailed(traceIds, error, superseded),
       metricsExported: (collectedAt) => {
         ledger.metricsExported(collectedAt);
         checkpoints?.metricsExported(collectedAt);
       },
-      metricsFailed: (error) => ledger.metricsFailed(error),
+      metricsFailed: (error, superseded) => ledger.metricsFailed(error, superseded),
     },
     metricExportIntervalMillis: SOURCE_METRIC_EXPORT_INTERVAL_MILLIS,
   });

@@ -7,6 +7,7 @@ import type {
   ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { ExportOrder } from './export-order.js';
 
 /** Told what reached the collector, so a source can acknowledge what is durable. */
 export interface ExportListener {
@@ -27,11 +28,16 @@ export interface ExportListener {
     perTrace: ReadonlyMap<string, number>,
     spanIds?: ReadonlyMap<string, readonly string[]>,
   ): void;
-  /** An export of spans of these traces failed for good (after the exporter's own retries). */
-  spansFailed(traceIds: ReadonlySet<string>, error: Error | undefined): void;
+  /**
+   * An export of spans of these traces failed for good (after the exporter's own retries).
+   * `superseded`: an export begun after this one has succeeded meanwhile, so the collector
+   * answers again (a request that hung until its timeout); its spans failed all the same.
+   */
+  spansFailed(traceIds: ReadonlySet<string>, error: Error | undefined, superseded?: boolean): void;
   /** A metric collection taken at `collectedAtMillis` (epoch ms) was exported successfully. */
   metricsExported(collectedAtMillis: number): void;
-  metricsFailed(error: Error | undefined): void;
+  /** A metric export failed; `superseded` as for spans. */
+  metricsFailed(error: Error | undefined, superseded?: boolean): void;
   /** An export failed and is being retried (the collector is refusing or not answering). */
   exportRetrying?(): void;
   /** A collector outage began: the first export of it failed with `error` (said once per outage). */
@@ -59,18 +65,26 @@ export function tallySpans(spans: readonly ReadableSpan[]): {
 
 /** Wraps a span exporter and reports the outcome of every batch. */
 export class WatchedSpanExporter implements SpanExporter {
+  private readonly order = new ExportOrder();
+
   constructor(
     private readonly inner: SpanExporter,
     private readonly listener: ExportListener,
   ) {}
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    const number = this.order.begin();
     this.inner.export(spans, (result) => {
       if (result.code === ExportResultCode.SUCCESS) {
+        this.order.succeeded(number);
         const { perTrace, spanIds } = tallySpans(spans);
         this.listener.spansExported(perTrace, spanIds);
       } else {
-        this.listener.spansFailed(new Set(spans.map((s) => s.spanContext().traceId)), result.error);
+        this.listener.spansFailed(
+          new Set(spans.map((s) => s.spanContext().traceId)),
+          result.error,
+          this.order.superseded(number),
+        );
       }
       done(result);
     });
@@ -87,6 +101,8 @@ export class WatchedSpanExporter implements SpanExporter {
 
 /** Wraps a metric exporter and reports each export with the time its data was collected. */
 export class WatchedMetricExporter implements PushMetricExporter {
+  private readonly order = new ExportOrder();
+
   constructor(
     private readonly inner: PushMetricExporter,
     private readonly listener: ExportListener,
@@ -101,9 +117,12 @@ export class WatchedMetricExporter implements PushMetricExporter {
         }
       }
     }
+    const number = this.order.begin();
     this.inner.export(metrics, (result) => {
-      if (result.code === ExportResultCode.SUCCESS) this.listener.metricsExported(collectedAt);
-      else this.listener.metricsFailed(result.error);
+      if (result.code === ExportResultCode.SUCCESS) {
+        this.order.succeeded(number);
+        this.listener.metricsExported(collectedAt);
+      } else this.listener.metricsFailed(result.error, this.order.superseded(number));
       done(result);
     });
   }
