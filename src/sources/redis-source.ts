@@ -56,7 +56,17 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
   let writer: RedisClient | undefined;
   const stopping = new AbortController();
   const acks = new Set<Promise<unknown>>();
-  const retries: { text: string; id: string; at: number }[] = [];
+  let retries: { text: string; id: string; at: number }[] = [];
+  // Messages asked back in one pass of the event loop (a run whose export failed) are due at
+  // the same moment, however long the asking took, so that they come back together.
+  let passStarted: number | undefined;
+  const askedAt = () => {
+    if (passStarted === undefined) {
+      passStarted = Date.now();
+      queueMicrotask(() => (passStarted = undefined));
+    }
+    return passStarted;
+  };
   const description = `${options.url} stream ${options.stream} (group ${options.group}, consumer ${options.consumer})`;
 
   const track = (promise: Promise<unknown>) => {
@@ -94,7 +104,7 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
     }
     onMessage(text, {
       ack,
-      nak: (delay) => retries.push({ text, id: entry.id, at: Date.now() + delay }),
+      nak: (delay) => retries.push({ text, id: entry.id, at: askedAt() + delay }),
       // It stays in this consumer's pending list, where the next owner claims it.
       release: () => undefined,
     });
@@ -180,14 +190,21 @@ export function createRedisSource(options: RedisSourceOptions): BrokerSource {
         }
       }
       while (!stopping.signal.aborted) {
-        const due = retries.filter((r) => r.at <= Date.now());
-        for (const retry of due) {
-          retries.splice(retries.indexOf(retry), 1);
-          deliver({ id: retry.id, message: { [field]: retry.text } }, onMessage);
+        const now = Date.now();
+        if (retries.some((r) => r.at <= now)) {
+          const due = retries.filter((r) => r.at <= now);
+          retries = retries.filter((r) => r.at > now);
+          for (const retry of due)
+            deliver({ id: retry.id, message: { [field]: retry.text } }, onMessage);
         }
         // An entry read goes into this consumer's pending list, where only a new owner's claim
         // at start finds it: the read ends at the server while its owner surely holds the lease.
-        const window = Math.min(BLOCK_MILLIS, Math.floor(readWindow()));
+        // Nor does a read outlast the next redelivery's time.
+        const window = Math.min(
+          BLOCK_MILLIS,
+          Math.floor(readWindow()),
+          retries.reduce((soonest, r) => Math.min(soonest, r.at - now), Infinity),
+        );
         if (!canPull() || window < SHORTEST_BLOCK_MILLIS) {
           await pause(50, stopping.signal);
           continue;
