@@ -98,6 +98,8 @@ export interface RunRecord extends SpanBudget, MutableModel, Recent<RunRecord> {
   readonly chats: ChatRecord[];
   /** Model calls whose spans were made before the run's end. */
   chatsMade: number;
+  /** The ids of the spans started for the run, its own first. */
+  readonly spanIds: string[];
   pendingMessageCount: number | undefined;
   highestIteration: number;
   iterationCount: number;

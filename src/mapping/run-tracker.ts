@@ -287,6 +287,7 @@ export class RunTracker {
           spanCount: isSampled(run.span)
             ? 1 + run.iterationCount + run.chatsMade + run.finishedTools.size
             : 0,
+          spanIds: isSampled(run.span) ? run.spanIds : [],
         });
       } catch {
         // A listener's failure must not break the mapping.

@@ -15,6 +15,8 @@ export interface RunSummary {
   readonly synthesized: boolean;
   /** How many spans the run produced (run, iterations, model calls, tools). */
   readonly spanCount: number;
+  /** The ids of those spans (a run's own, apart from the other runs of its trace). */
+  readonly spanIds: readonly string[];
 }
 
 /** What the mapping needs, resolved once by the sink. */

@@ -1,13 +1,13 @@
 import type { HandleResult } from '../sink/agent-otel-sink.js';
 import type { RunSummary } from '../mapping/tracker-context.js';
-import type { ExportListener } from '../telemetry/export/export-watcher.js';
+import type { ExportListener, SpansByTrace } from '../telemetry/export/export-watcher.js';
+import { AwaitedSpans } from './awaited-spans.js';
+import type { AwaitingRun } from './awaited-spans.js';
 import type { Delivery } from './delivery.js';
+import { ExportOutage } from './export-outage.js';
+import type { OutageNews } from './export-outage.js';
 
-export interface LedgerEvents {
-  /** The exporter started failing (said once per outage). */
-  outage(message: string): void;
-  /** Exports succeed again. */
-  recovered(): void;
+export interface LedgerEvents extends OutageNews {
   /** A run's export failed: its messages are redelivered, so it must be rebuilt from them. */
   forgetRun(runId: string): void;
   /**
@@ -17,12 +17,11 @@ export interface LedgerEvents {
   checkpointedRunDurable?(runId: string): Promise<boolean>;
 }
 
-interface Exporting {
+interface Exporting extends AwaitingRun {
   readonly runId: string;
   readonly deliveries: Delivery[];
-  readonly spanCount: number;
-  /** Its spans known to be at the collector, by id (a span exported twice is there once). */
-  readonly exported: Set<string>;
+  /** Still awaiting its spans: neither all at the collector nor failed. */
+  exporting: boolean;
   readonly endedAt: number;
   /** Some of its messages were acknowledged when its checkpoint was saved. */
   checkpointed: boolean;
@@ -38,31 +37,28 @@ interface Exporting {
  */
 export class DeliveryLedger implements ExportListener {
   private readonly open = new Map<string, Delivery[]>();
-  private readonly exportingByTrace = new Map<string, Exporting>();
+  // Runs open here (held messages, or a saved checkpoint) → when first heard of, oldest first.
+  private readonly openedAt = new Map<string, number>();
   // Ended runs whose messages are not settled yet (spans exporting, or awaiting metrics): a
   // message of such a run (its terminal one is settled just after the run ends) joins them.
   private readonly endedByRun = new Map<string, Exporting>();
-  // Spans exported of traces with no ended run here (yet): an open run's, or a forgotten one's
-  // still in flight when it failed (the same ids and content as its rebuild's).
-  private readonly earlyTallies = new Map<string, Set<string>>();
-  // Names for spans reported by count alone (each one of its own).
-  private unnamedSpans = 0;
-  private readonly failedTraces = new Set<string>();
+  private readonly spans = new AwaitedSpans<Exporting>();
   // Open runs with a saved checkpoint (messages acknowledged before the run ended) → partition.
   private readonly checkpointed = new Map<string, number | undefined>();
   private awaitingMetrics: Exporting[] = [];
   private heldCount = 0;
   private ackedCount = 0;
   private durableRuns = 0;
-  // Signals whose last export failed; an outage lasts while one of them is failing.
-  private readonly failing = new Set<'spans' | 'metrics'>();
-  private redeliveryDelayMillis = 1000;
+  private readonly outage: ExportOutage;
 
+  /** `maxRedeliveryDelayMillis`: the longest a failed run's messages wait to be redelivered. */
   constructor(
     private readonly events: LedgerEvents,
     private readonly now: () => number = Date.now,
     private readonly maxRedeliveryDelayMillis = 30_000,
-  ) {}
+  ) {
+    this.outage = new ExportOutage(events, maxRedeliveryDelayMillis);
+  }
 
   /** Messages held until their runs are durable. */
   get pending(): number {
@@ -100,7 +96,10 @@ export class DeliveryLedger implements ExportListener {
     if (ended !== undefined) {
       ended.checkpointed = true;
       ended.partition = partition;
-    } else this.checkpointed.set(runId, partition);
+    } else {
+      this.checkpointed.set(runId, partition);
+      this.opened(runId);
+    }
     if (list === undefined) return;
     const covered = list.splice(0, Math.min(count, list.length));
     for (const delivery of covered) delivery.ack();
@@ -111,6 +110,12 @@ export class DeliveryLedger implements ExportListener {
   /** A run rebuilt from its checkpoint (another owner acknowledged its first messages). */
   adoptCheckpointed(runId: string, partition: number | undefined): void {
     this.checkpointed.set(runId, partition);
+    this.opened(runId);
+  }
+
+  /** Spans awaited and what became of spans of no ended run, remembered now (for tests). */
+  get spansRemembered(): number {
+    return this.spans.remembered;
   }
 
   /** Records what the sink did with a message. */
@@ -128,55 +133,47 @@ export class DeliveryLedger implements ExportListener {
       return;
     }
     const list = this.open.get(result.runId);
-    if (list === undefined) this.open.set(result.runId, [delivery]);
-    else list.push(delivery);
+    if (list === undefined) {
+      this.open.set(result.runId, [delivery]);
+      this.opened(result.runId);
+    } else list.push(delivery);
   }
 
   /** The sink's `onRunEnd`. */
   runEnded(run: RunSummary): void {
     const entry: Exporting = {
       runId: run.runId,
+      traceId: run.traceId,
+      spanIds: run.spanIds,
+      missing: 0,
+      exporting: true,
       deliveries: this.open.get(run.runId) ?? [],
-      spanCount: run.spanCount,
-      exported: this.earlyTallies.get(run.traceId) ?? new Set(),
       endedAt: this.now(),
       checkpointed: this.checkpointed.has(run.runId),
       partition: this.checkpointed.get(run.runId),
     };
     this.checkpointed.delete(run.runId);
     this.open.delete(run.runId);
-    this.earlyTallies.delete(run.traceId);
+    this.openedAt.delete(run.runId);
     this.endedByRun.set(run.runId, entry);
-    this.exportingByTrace.set(run.traceId, entry);
-    if (this.failedTraces.delete(run.traceId)) {
+    if (this.spans.await(entry, entry.endedAt)) {
       // Some of its spans already failed to export. The run ends while its terminal message is
       // being handled, before that message is settled: fail it right after, with that message.
-      queueMicrotask(() => {
-        if (this.exportingByTrace.get(run.traceId) === entry) this.fail(run.traceId, entry);
-      });
-    } else this.checkSpans(run.traceId, entry);
+      queueMicrotask(() => this.fail(entry));
+    } else if (entry.missing === 0) this.spansDone(entry);
   }
 
   /**
-   * Spans at the collector. A run counts each of its span ids once: a failed run's spans still in
-   * flight may land after it was forgotten, and its rebuild exports the same spans again, so that
-   * counting both would take the rebuild for exported while some of its spans are not.
+   * Spans at the collector, named per trace. A run counts each of its own span ids once: the
+   * runs of one trace (a parent and its sub-agents) each await their own spans, and a failed
+   * run's spans still in flight may land after it was forgotten while its rebuild exports the
+   * same spans again.
    */
-  spansExported(
-    perTrace: ReadonlyMap<string, number>,
-    spanIds?: ReadonlyMap<string, readonly string[]>,
-  ): void {
-    this.redeliveryDelayMillis = 1000;
-    this.recover('spans');
-    for (const [traceId, count] of perTrace) {
-      const entry = this.exportingByTrace.get(traceId);
-      let tally = entry?.exported ?? this.earlyTallies.get(traceId);
-      if (tally === undefined) this.earlyTallies.set(traceId, (tally = new Set()));
-      const ids = spanIds?.get(traceId);
-      if (ids !== undefined) for (const id of ids) tally.add(id);
-      else for (let i = 0; i < count; i += 1) tally.add(`#${(this.unnamedSpans += 1)}`);
-      if (entry !== undefined) this.checkSpans(traceId, entry);
-    }
+  spansExported(spans: SpansByTrace): void {
+    this.outage.exported('spans');
+    const now = this.now();
+    for (const [traceId, ids] of spans)
+      this.spans.exported(traceId, ids, now, (entry) => this.spansDone(entry));
   }
 
   /**
@@ -185,24 +182,18 @@ export class DeliveryLedger implements ExportListener {
    * fails its runs all the same, but opens no outage and lengthens no delay: the collector
    * answers.
    */
-  spansFailed(traceIds: ReadonlySet<string>, error: Error | undefined, superseded = false): void {
-    if (!superseded)
-      this.outage('spans', `span export failed: ${error?.message ?? 'unknown error'}`);
-    for (const traceId of traceIds) {
-      const entry = this.exportingByTrace.get(traceId);
-      if (entry === undefined) this.failedTraces.add(traceId);
-      else this.fail(traceId, entry);
-    }
-    if (superseded) return;
+  spansFailed(spans: SpansByTrace, error: Error | undefined, superseded = false): void {
+    this.outage.failed('spans', `span export failed: ${errorText(error)}`, superseded);
+    const now = this.now();
+    for (const [traceId, ids] of spans)
+      this.spans.failed(traceId, ids, now, (entry) => this.fail(entry));
     // The next failure waits longer: the delay grows with the outage, not with the runs it hit.
-    this.redeliveryDelayMillis = Math.min(
-      this.redeliveryDelayMillis * 2,
-      this.maxRedeliveryDelayMillis,
-    );
+    this.outage.lengthen(superseded);
   }
 
   metricsExported(collectedAtMillis: number): void {
-    this.recover('metrics');
+    this.outage.exported('metrics');
+    this.forgetStaleFates();
     const durable = this.awaitingMetrics.filter((e) => e.endedAt <= collectedAtMillis);
     this.awaitingMetrics = this.awaitingMetrics.filter((e) => e.endedAt > collectedAtMillis);
     for (const entry of durable) {
@@ -224,8 +215,7 @@ export class DeliveryLedger implements ExportListener {
   }
 
   metricsFailed(error: Error | undefined, superseded = false): void {
-    if (!superseded)
-      this.outage('metrics', `metric export failed: ${error?.message ?? 'unknown error'}`);
+    this.outage.failed('metrics', `metric export failed: ${errorText(error)}`, superseded);
   }
 
   /**
@@ -239,12 +229,14 @@ export class DeliveryLedger implements ExportListener {
     for (const [runId, partition] of [...this.checkpointed]) {
       if (partition !== p || this.open.has(runId)) continue;
       this.checkpointed.delete(runId);
+      this.openedAt.delete(runId);
       runs.push(runId);
     }
     for (const [runId, deliveries] of this.open) {
       if (!inPartition(deliveries) && !(this.checkpointed.get(runId) === p)) continue;
       this.checkpointed.delete(runId);
       this.open.delete(runId);
+      this.openedAt.delete(runId);
       for (const delivery of deliveries) delivery.release?.();
       this.heldCount -= deliveries.length;
       runs.push(runId);
@@ -252,28 +244,48 @@ export class DeliveryLedger implements ExportListener {
     for (const [runId, entry] of [...this.endedByRun]) {
       if (!inPartition(entry.deliveries) && !(entry.checkpointed && entry.partition === p))
         continue;
+      if (entry.exporting) {
+        entry.exporting = false;
+        this.spans.release(entry);
+      }
       this.release(entry, (d) => d.release?.());
       this.awaitingMetrics = this.awaitingMetrics.filter((e) => e !== entry);
-      for (const [traceId, exporting] of this.exportingByTrace)
-        if (exporting === entry) this.exportingByTrace.delete(traceId);
       runs.push(runId);
     }
     return runs;
   }
 
-  private checkSpans(traceId: string, entry: Exporting): void {
-    if (entry.exported.size < entry.spanCount) return;
-    this.exportingByTrace.delete(traceId);
+  /** Every span of the run is at the collector: it awaits a metric export. */
+  private spansDone(entry: Exporting): void {
+    entry.exporting = false;
     this.awaitingMetrics.push(entry);
   }
 
-  private fail(traceId: string, entry: Exporting): void {
-    this.exportingByTrace.delete(traceId);
+  private fail(entry: Exporting): void {
+    if (!entry.exporting) return;
+    entry.exporting = false;
+    this.spans.release(entry);
     // Rebuilt from its checkpoint and its redelivered messages: checkpointed again.
     if (entry.checkpointed) this.checkpointed.set(entry.runId, entry.partition);
     this.events.forgetRun(entry.runId);
-    const delay = this.redeliveryDelayMillis;
+    const delay = this.outage.redeliveryDelayMillis;
     this.release(entry, (d) => d.nak(delay));
+  }
+
+  private opened(runId: string): void {
+    if (!this.openedAt.has(runId)) this.openedAt.set(runId, this.now());
+  }
+
+  /**
+   * Forgets what became of spans of no run open here, noted before every open run began and
+   * longer ago than twice the longest redelivery delay (so that a rebuild finds what its failed
+   * build's spans still in flight became): no run that will end here owes them (a rebuild exports
+   * its spans again). Freed so, they cannot pile up: spans exported once more after their run was
+   * done, or spans of a run whose partition moved away.
+   */
+  private forgetStaleFates(): void {
+    const oldestOpen = this.openedAt.values().next().value ?? Infinity;
+    this.spans.sweep(Math.min(oldestOpen, this.now() - 2 * this.maxRedeliveryDelayMillis));
   }
 
   private release(entry: Exporting, settle: (d: Delivery) => void): void {
@@ -281,15 +293,6 @@ export class DeliveryLedger implements ExportListener {
     for (const delivery of entry.deliveries) settle(delivery);
     this.heldCount -= entry.deliveries.length;
   }
-
-  private outage(signal: 'spans' | 'metrics', message: string): void {
-    const wasFailing = this.failing.size > 0;
-    this.failing.add(signal);
-    if (!wasFailing) this.events.outage(message);
-  }
-
-  private recover(signal: 'spans' | 'metrics'): void {
-    if (!this.failing.delete(signal) || this.failing.size > 0) return;
-    this.events.recovered();
-  }
 }
+
+const errorText = (error: Error | undefined) => error?.message ?? 'unknown error';

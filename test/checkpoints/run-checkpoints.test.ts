@@ -20,6 +20,7 @@ import { REDIS_URL } from '../helpers/brokers.js';
 import { createHarness } from '../helpers/harness.js';
 import type { Harness } from '../helpers/harness.js';
 import type { AgentOtelSinkOptions } from '../../src/index.js';
+import { spansByTrace } from '../../src/telemetry/export/export-watcher.js';
 
 const prefix = `aob:checkpoints:${randomUUID().slice(0, 8)}`;
 const stores: CheckpointStore[] = [];
@@ -93,14 +94,10 @@ async function instance(
   };
   /** What an export does: every span so far and a metric collection taken now reach the collector. */
   const exportNow = () => {
-    const perTrace = new Map<string, number>();
-    for (const span of h.exporter.getFinishedSpans()) {
-      const traceId = span.spanContext().traceId;
-      perTrace.set(traceId, (perTrace.get(traceId) ?? 0) + 1);
-    }
+    const spans = spansByTrace(h.exporter.getFinishedSpans());
     h.exporter.reset();
-    exported.push(...perTrace.keys());
-    ledger.spansExported(perTrace);
+    exported.push(...spans.keys());
+    ledger.spansExported(spans);
     const collectedAt = Date.now() + 1;
     ledger.metricsExported(collectedAt);
     checkpoints.metricsExported(collectedAt);
@@ -388,8 +385,7 @@ describe('run checkpoints', () => {
     expect(await b.h.sum('agent.runs')).toBe(1);
 
     // Durable at the collector: the checkpoint says "finished" before the last messages go.
-    const traceId = b.h.spans()[0]!.spanContext().traceId;
-    b.ledger.spansExported(new Map([[traceId, b.h.spans().length]]));
+    b.ledger.spansExported(spansByTrace(b.h.spans()));
     b.ledger.metricsExported(Date.now() + 1000);
     await vi.waitFor(() => expect(inB.every((m) => m.delivery.settled === 'ack')).toBe(true));
     const { checkpoints } = await b.store.load('all');
@@ -418,11 +414,11 @@ describe('run checkpoints', () => {
     const delivered = lines.map((line) => a.deliver(line));
     await vi.waitFor(() => expect(a.checkpoints.counts.saved).toBe(1));
     expect(delivered.filter((m) => m.delivery.settled === 'ack')).toHaveLength(30);
-    const traceId = a.h.spans()[0]!.spanContext().traceId;
+    const refused = spansByTrace(a.h.spans());
     a.h.exporter.reset();
     // The collector refuses the run: its unacknowledged messages are redelivered, and the run
     // is rebuilt from its checkpoint first.
-    a.ledger.spansFailed(new Set([traceId]), new Error('refused'));
+    a.ledger.spansFailed(refused, new Error('refused'));
     expect(delivered.filter((m) => m.delivery.settled === 'nak')).toHaveLength(lines.length - 30);
     const results = delivered
       .filter((m) => m.delivery.settled === 'nak')

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ManualReader } from '../helpers/harness.js';
 import { AgentRunIdGenerator, createAgentOtelSink } from '../../src/index.js';
-import type { AgentEvent } from '../../src/index.js';
+import type { AgentEvent, RunSummary } from '../../src/index.js';
 
 /** Counts spans started and ended. */
 class Census implements SpanProcessor {
@@ -128,7 +128,26 @@ const event: fc.Arbitrary<AgentEvent> = fc.oneof(
   base.map((b) => ({ ...b, type: 'RunCancelled' as const })),
 );
 
-async function run(events: readonly AgentEvent[], maxOpenRuns = 2) {
+/** The events above, with runs started as sub-agents of the others (one trace for several runs). */
+const withSubagents: fc.Arbitrary<AgentEvent> = fc.oneof(
+  event,
+  fc
+    .tuple(base, fc.constantFrom(...RUNS), fc.option(fc.constantFrom(...CALLS), { nil: undefined }))
+    .map(([b, parent, call]) => ({
+      ...b,
+      type: 'RunStarted' as const,
+      provider: 'openai',
+      model: 'm',
+      parentRunId: parent,
+      parentToolCallId: call,
+    })),
+);
+
+async function run(
+  events: readonly AgentEvent[],
+  maxOpenRuns = 2,
+  onRunEnd?: (run: RunSummary) => void,
+) {
   const exporter = new InMemorySpanExporter();
   const census = new Census();
   const tracerProvider = new TracerProvider({
@@ -141,6 +160,7 @@ async function run(events: readonly AgentEvent[], maxOpenRuns = 2) {
     meterProvider: new MeterProvider({ readers: [reader] }),
     env: {},
     maxOpenRuns,
+    ...(onRunEnd === undefined ? {} : { onRunEnd }),
   });
   for (const e of events) sink.handle(e);
   await sink.shutdown();
@@ -176,6 +196,27 @@ describe('run tracker properties', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('tells onRunEnd the ids of exactly the spans each run made, sub-agents apart from their parents', async () => {
+    let shared = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(withSubagents, { maxLength: 60 }), async (events) => {
+        const ended: RunSummary[] = [];
+        const { spans } = await run(events, 2, (r) => ended.push(r));
+        const named = ended.flatMap((r) => r.spanIds.map((id) => `${r.traceId}/${id}`));
+        // Every span exported is one run's, and no two runs name the same span.
+        expect(new Set(named).size).toBe(named.length);
+        expect(named.sort()).toEqual(
+          spans.map((s) => `${s.spanContext().traceId}/${s.spanContext().spanId}`).sort(),
+        );
+        for (const r of ended) expect(r.spanIds).toHaveLength(r.spanCount);
+        if (new Set(ended.map((r) => r.traceId)).size < ended.length) shared += 1;
+      }),
+      { numRuns: 300 },
+    );
+    // Runs did share traces.
+    expect(shared).toBeGreaterThan(30);
   });
 
   it('gives the same ids when the same input is replayed', async () => {

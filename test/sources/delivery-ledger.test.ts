@@ -6,6 +6,9 @@ function delivery(log: string[], name: string): Delivery {
   return { ack: () => log.push(`ack ${name}`), nak: (ms) => log.push(`nak ${name} ${ms}`) };
 }
 
+/** The one span of each run `r<i>` (its trace `t<i>`, its span `s<i>`). */
+const spansOf = (...runs: number[]) => new Map(runs.map((i) => [`t${i}`, [`s${i}`]]));
+
 function ledgerWithRuns(count: number) {
   const log: string[] = [];
   const news: string[] = [];
@@ -31,6 +34,7 @@ function ledgerWithRuns(count: number) {
       iterations: 1,
       synthesized: false,
       spanCount: 1,
+      spanIds: [`s${i}`],
     });
   }
   return { ledger, log, news };
@@ -59,8 +63,8 @@ describe('delivery ledger', () => {
 
   it('gives every run of one failed export the same redelivery delay, doubling per failed export', () => {
     const { ledger, log } = ledgerWithRuns(6);
-    ledger.spansFailed(new Set(['t0', 't1', 't2']), new Error('503'));
-    ledger.spansFailed(new Set(['t3', 't4', 't5']), new Error('503'));
+    ledger.spansFailed(spansOf(0, 1, 2), new Error('503'));
+    ledger.spansFailed(spansOf(3, 4, 5), new Error('503'));
     expect(log.filter((l) => l.startsWith('nak'))).toEqual([
       'nak m0 1000',
       'nak m1 1000',
@@ -75,7 +79,7 @@ describe('delivery ledger', () => {
   it('reports one outage while either signal fails, and its end when both export again', () => {
     const { ledger, news } = ledgerWithRuns(1);
     ledger.metricsFailed(new Error('no answer'));
-    ledger.spansExported(new Map([['t0', 1]])); // spans fine, metrics still failing
+    ledger.spansExported(spansOf(0)); // spans fine, metrics still failing
     ledger.metricsFailed(new Error('no answer'));
     expect(news).toEqual(['outage']);
     ledger.metricsExported(2000);
@@ -84,11 +88,11 @@ describe('delivery ledger', () => {
 
   it('redelivers the runs of a superseded failure without saying an outage or waiting longer', () => {
     const { ledger, log, news } = ledgerWithRuns(3);
-    ledger.spansExported(new Map([['t0', 1]]));
-    ledger.spansFailed(new Set(['t1']), new Error('timeout'), true);
+    ledger.spansExported(spansOf(0));
+    ledger.spansFailed(spansOf(1), new Error('timeout'), true);
     ledger.metricsFailed(new Error('timeout'), true);
     expect(news).toEqual([]);
-    ledger.spansFailed(new Set(['t2']), new Error('503'));
+    ledger.spansFailed(spansOf(2), new Error('503'));
     expect(news).toEqual(['outage']);
     expect(log.filter((l) => l.startsWith('nak'))).toEqual(['nak m1 1000', 'nak m2 1000']);
   });
@@ -97,7 +101,7 @@ describe('delivery ledger', () => {
     const { ledger, log } = ledgerWithRuns(1);
     ledger.metricsExported(5000); // collected before the spans were exported: not enough
     expect(log).toEqual([]);
-    ledger.spansExported(new Map([['t0', 1]]));
+    ledger.spansExported(spansOf(0));
     expect(log).toEqual([]);
     ledger.metricsExported(999); // collected before the run ended
     expect(log).toEqual([]);
@@ -117,9 +121,16 @@ describe('delivery ledger', () => {
     );
     const run = { runId: 'r', traceId: 't', dialect: 'behest', outcome: 'completed' as const };
     ledger.settle(delivery(log, 'start'), { outcome: 'accepted', dialect: 'behest', runId: 'r' });
-    ledger.spansFailed(new Set(['t']), new Error('500')); // a tool span, while the run is open
+    // A tool span, while the run is open.
+    ledger.spansFailed(new Map([['t', ['tool']]]), new Error('500'));
     // The terminal message: the run ends while it is handled, then it is settled.
-    ledger.runEnded({ ...run, iterations: 1, synthesized: false, spanCount: 3 });
+    ledger.runEnded({
+      ...run,
+      iterations: 1,
+      synthesized: false,
+      spanCount: 3,
+      spanIds: ['run', 'iteration', 'tool'],
+    });
     ledger.settle(delivery(log, 'end'), { outcome: 'accepted', dialect: 'behest', runId: 'r' });
     await Promise.resolve();
     expect(log).toEqual(['forget r', 'nak start 2000', 'nak end 2000']);
@@ -133,7 +144,8 @@ describe('delivery ledger', () => {
       () => 1000,
     );
     ledger.settle(delivery(log, 'start'), { outcome: 'accepted', dialect: 'behest', runId: 'r' });
-    ledger.spansExported(new Map([['t', 2]])); // e.g. a redelivered copy's spans, already out
+    // E.g. a redelivered copy's spans, already out.
+    ledger.spansExported(new Map([['t', ['run', 'iteration']]]));
     ledger.runEnded({
       runId: 'r',
       traceId: 't',
@@ -142,6 +154,7 @@ describe('delivery ledger', () => {
       iterations: 1,
       synthesized: false,
       spanCount: 2,
+      spanIds: ['run', 'iteration'],
     });
     ledger.settle(delivery(log, 'end'), { outcome: 'accepted', dialect: 'behest', runId: 'r' });
     expect(ledger.pending).toBe(2);

@@ -37,9 +37,9 @@ describe('WatchedSpanExporter', () => {
           };
           const told: string[] = [];
           const listener: ExportListener = {
-            spansExported: (perTrace) => told.push(`ok ${[...perTrace.keys()].join()}`),
-            spansFailed: (traces, _e, superseded) =>
-              told.push(`failed ${[...traces].join()} ${superseded === true}`),
+            spansExported: (spans) => told.push(`ok ${[...spans.keys()].join()}`),
+            spansFailed: (spans, _e, superseded) =>
+              told.push(`failed ${[...spans.keys()].join()} ${superseded === true}`),
             metricsExported: () => undefined,
             metricsFailed: () => undefined,
           };

@@ -83,10 +83,10 @@ export async function runConsumer(
   const telemetry = startTelemetry({
     env: io.env,
     exportListener: {
-      spansExported: (perTrace, spanIds) => ledger.spansExported(perTrace, spanIds),
+      spansExported: (spans) => ledger.spansExported(spans),
       // Dropped by run sampling: settled all the same.
-      spansSampledOut: (perTrace, spanIds) => ledger.spansExported(perTrace, spanIds),
-      spansFailed: (traceIds, error, superseded) => ledger.spansFailed(traceIds, error, superseded),
+      spansSampledOut: (spans) => ledger.spansExported(spans),
+      spansFailed: (spans, error, superseded) => ledger.spansFailed(spans, error, superseded),
       metricsExported: (collectedAt) => {
         ledger.metricsExported(collectedAt);
         checkpoints?.metricsExported(collectedAt);

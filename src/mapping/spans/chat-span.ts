@@ -229,6 +229,7 @@ export function finalizeChat(
   if (chat.errorType !== undefined) span.setStatus({ code: SpanStatusCode.ERROR });
   span.end(end);
   run.chatsMade += 1;
+  run.spanIds.push(span.spanContext().spanId);
   const metricAttributes = ctx.metricSets.chat(chat, chat.errorType);
   const duration = secondsBetween(end, chat.start);
   // Times the bridge stamped at arrival say how fast it read, not how long the call took.

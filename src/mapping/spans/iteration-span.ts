@@ -55,6 +55,7 @@ export function startIteration(
     startTime: event.time,
     attributes: iterationAttributes,
   });
+  run.spanIds.push(span.spanContext().spanId);
   run.iteration = { number: n, span, eventsTaken: 0, attributesTaken: 0 };
   openChat(run, n, span.spanContext(), event.time, {
     provider: event.provider ?? run.provider,

@@ -111,6 +111,7 @@ export function startRun(
     chat: undefined,
     chats: [],
     chatsMade: 0,
+    spanIds: [span.spanContext().spanId],
     pendingMessageCount: undefined,
     highestIteration: -1,
     iterationCount: 0,

@@ -117,6 +117,7 @@ function startTool(
     startTime: time,
     attributes,
   });
+  run.spanIds.push(span.spanContext().spanId);
   const tool: ToolRecord = {
     span,
     eventsTaken: 0,

@@ -1,5 +1,5 @@
 import type { RunSummary } from '../../mapping/tracker-context.js';
-import type { ExportListener } from './export-watcher.js';
+import type { ExportListener, SpansByTrace } from './export-watcher.js';
 
 /**
  * What reached the collector: spans that ended runs made against spans the collector
@@ -47,14 +47,14 @@ export class DeliveryTally implements ExportListener {
     for (const tally of this.destinations.values()) tally.runEnded(run);
   }
 
-  spansExported(perTrace: ReadonlyMap<string, number>): void {
-    for (const count of perTrace.values()) this.acknowledged += count;
+  spansExported(spans: SpansByTrace): void {
+    for (const ids of spans.values()) this.acknowledged += ids.length;
     this.retrying = false;
   }
 
-  spansSampledOut(perTrace: ReadonlyMap<string, number>): void {
-    for (const count of perTrace.values()) this.sampledOut += count;
-    for (const tally of this.destinations.values()) tally.spansSampledOut(perTrace);
+  spansSampledOut(spans: SpansByTrace): void {
+    for (const ids of spans.values()) this.sampledOut += ids.length;
+    for (const tally of this.destinations.values()) tally.spansSampledOut(spans);
   }
 
   spansFailed(): void {

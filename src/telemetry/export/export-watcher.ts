@@ -9,31 +9,27 @@ import type {
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { ExportOrder } from './export-order.js';
 
+/**
+ * Span ids by trace id: a span is named, so that one exported twice (a run rebuilt after a failed
+ * export) counts once, and each run of a trace (a parent and its sub-agents) finds its own.
+ */
+export type SpansByTrace = ReadonlyMap<string, readonly string[]>;
+
 /** Told what reached the collector, so a source can acknowledge what is durable. */
 export interface ExportListener {
+  /** Spans exported successfully. */
+  spansExported(spans: SpansByTrace): void;
   /**
-   * Spans exported successfully, counted per trace id; `spanIds` (where given) names them, per
-   * trace id, so that a span exported twice (a run rebuilt after a failed export) counts once.
+   * Spans that run-outcome sampling dropped: they will never be exported, and are settled as if
+   * they had been (a source may acknowledge their run).
    */
-  spansExported(
-    perTrace: ReadonlyMap<string, number>,
-    spanIds?: ReadonlyMap<string, readonly string[]>,
-  ): void;
+  spansSampledOut?(spans: SpansByTrace): void;
   /**
-   * Spans of these traces that run-outcome sampling dropped, counted (and named) per trace id as
-   * in `spansExported`: they will never be exported, and are settled as if they had been (a
-   * source may acknowledge their run).
+   * An export of these spans failed for good (after the exporter's own retries). `superseded`:
+   * an export begun after this one has succeeded meanwhile, so the collector answers again (a
+   * request that hung until its timeout); its spans failed all the same.
    */
-  spansSampledOut?(
-    perTrace: ReadonlyMap<string, number>,
-    spanIds?: ReadonlyMap<string, readonly string[]>,
-  ): void;
-  /**
-   * An export of spans of these traces failed for good (after the exporter's own retries).
-   * `superseded`: an export begun after this one has succeeded meanwhile, so the collector
-   * answers again (a request that hung until its timeout); its spans failed all the same.
-   */
-  spansFailed(traceIds: ReadonlySet<string>, error: Error | undefined, superseded?: boolean): void;
+  spansFailed(spans: SpansByTrace, error: Error | undefined, superseded?: boolean): void;
   /** A metric collection taken at `collectedAtMillis` (epoch ms) was exported successfully. */
   metricsExported(collectedAtMillis: number): void;
   /** A metric export failed; `superseded` as for spans. */
@@ -46,21 +42,16 @@ export interface ExportListener {
   collectorUnreachable?(problem: string): void;
 }
 
-/** Spans counted and named per trace id, as an `ExportListener` is told of them. */
-export function tallySpans(spans: readonly ReadableSpan[]): {
-  perTrace: Map<string, number>;
-  spanIds: Map<string, string[]>;
-} {
-  const perTrace = new Map<string, number>();
-  const spanIds = new Map<string, string[]>();
+/** Spans named per trace id, as an `ExportListener` is told of them. */
+export function spansByTrace(spans: readonly ReadableSpan[]): Map<string, string[]> {
+  const byTrace = new Map<string, string[]>();
   for (const span of spans) {
     const { traceId, spanId } = span.spanContext();
-    perTrace.set(traceId, (perTrace.get(traceId) ?? 0) + 1);
-    const ids = spanIds.get(traceId);
-    if (ids === undefined) spanIds.set(traceId, [spanId]);
+    const ids = byTrace.get(traceId);
+    if (ids === undefined) byTrace.set(traceId, [spanId]);
     else ids.push(spanId);
   }
-  return { perTrace, spanIds };
+  return byTrace;
 }
 
 /** Wraps a span exporter and reports the outcome of every batch. */
@@ -77,14 +68,9 @@ export class WatchedSpanExporter implements SpanExporter {
     this.inner.export(spans, (result) => {
       if (result.code === ExportResultCode.SUCCESS) {
         this.order.succeeded(number);
-        const { perTrace, spanIds } = tallySpans(spans);
-        this.listener.spansExported(perTrace, spanIds);
+        this.listener.spansExported(spansByTrace(spans));
       } else {
-        this.listener.spansFailed(
-          new Set(spans.map((s) => s.spanContext().traceId)),
-          result.error,
-          this.order.superseded(number),
-        );
+        this.listener.spansFailed(spansByTrace(spans), result.error, this.order.superseded(number));
       }
       done(result);
     });

@@ -5,7 +5,7 @@
 // every run). Memory is bounded: past `maxHeldSpans`, the run held longest is kept, not dropped.
 import type { Context, Counter, MeterProvider } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
-import { tallySpans } from '../export/export-watcher.js';
+import { spansByTrace } from '../export/export-watcher.js';
 import type { ExportListener } from '../export/export-watcher.js';
 import { decideRun, DEFAULT_MAX_HELD_SPANS } from './run-sampling-policy.js';
 import type { RunSamplingPolicy, SamplingDecision, SamplingReason } from './run-sampling-policy.js';
@@ -132,8 +132,7 @@ export class RunSamplingProcessor implements SpanProcessor {
   private dropSpans(traceId: string, spans: readonly ReadableSpan[]): void {
     this.counts.spansDropped += spans.length;
     // Settled for whoever waits on their export (a broker's acknowledgements, the summary).
-    const { perTrace, spanIds } = tallySpans(spans);
-    this.listener?.spansSampledOut?.(perTrace, spanIds);
+    this.listener?.spansSampledOut?.(spansByTrace(spans));
   }
 
   private remember(traceId: string, keep: boolean): void {
