@@ -1,6 +1,7 @@
 // Random faults against the documented scale-out deployment (docs/scaling-out.md), on the real
 // NATS JetStream and Redis of this machine: two routers, three instances, six partitions, runs
-// published as behest does (displaced, duplicated), and a seeded schedule of faults among them:
+// published as behest does (displaced, duplicated), some with a sub-agent in their trace (its run
+// on any partition), and a seeded schedule of faults among them:
 // SIGKILL (a new instance in its place), SIGSTOP longer than the lease then SIGCONT, joins, leaves,
 // a router killed and restarted, and busy processes (with `npm run chaos`, a constant one beside it
 // all). After
@@ -30,6 +31,7 @@ import { startCli } from '../helpers/cli.js';
 import type { RunningCli } from '../helpers/cli.js';
 import { createHarness } from '../helpers/harness.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import { withSubagents } from '../helpers/subagent-runs.js';
 import { natsTopology, redisTopology } from '../helpers/partition-topology.js';
 import type { Topology } from '../helpers/partition-topology.js';
 import {
@@ -58,6 +60,8 @@ const REPORT = process.env['CHAOS_REPORT'];
 const HOG = process.env['CHAOS_HOG'] === '1';
 const BATCHES = 3;
 const RUNS_PER_BATCH = 40;
+/** Every this many runs with a tool, one spawns a sub-agent. */
+const SUBAGENT_EVERY = 3;
 const FAULTS = Number(process.env['CHAOS_FAULTS'] ?? 4);
 const TOPOLOGY = { partitions: 6, leaseMillis: 1500, ackWaitMillis: 1500 };
 // A crashed router's or instance's messages come back after the ack wait (1.5 s here), behind
@@ -188,7 +192,11 @@ async function runSchedule(seed: number, topology: Topology): Promise<string> {
     const receiver = await startOtlpReceiver();
     cleanups.push(() => receiver.close());
     const batches = Array.from({ length: BATCHES }, (_, b) =>
-      createDemoLines(RUNS_PER_BATCH, Date.UTC(2025, 6, 1 + b, 12) + seed * 1000),
+      // A parent and its sub-agent share a trace, and may be on different partitions.
+      withSubagents(
+        createDemoLines(RUNS_PER_BATCH, Date.UTC(2025, 6, 1 + b, 12) + seed * 1000),
+        SUBAGENT_EVERY,
+      ),
     );
     const expected = await expectedOf(seed, batches);
     const schedule = chaosSchedule(seed, {
