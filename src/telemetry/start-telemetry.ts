@@ -33,6 +33,7 @@ import { SerialMetricExporter } from './export/serial-metric-exporter.js';
 import { Outage } from './export/outage.js';
 import { probeCollector } from './collector-probe.js';
 import { batchProcessor, envMillis } from './batch-processor-from-env.js';
+import type { BatchProcessing } from './batch-processor-from-env.js';
 import { chooseMetricExporters, otlpTraceExporter } from './otlp-exporters.js';
 import {
   DEFAULT_MAX_EXPORT_BYTES,
@@ -82,6 +83,11 @@ export interface Telemetry {
   readonly meterProvider: MeterProvider;
   /** Exports the spans ended so far (backpressure for fast inputs). */
   flushTraces(): Promise<void>;
+  /**
+   * How full the environment's destination's span queue is, from 0 to 1 (0 where nothing is told
+   * of its exports): a source that reads on while it is over half full risks spans it must drop.
+   */
+  spanQueueLoad(): number;
   /** Exports everything: spans and a final metric collection. */
   flush(): Promise<void>;
   shutdown(): Promise<void>;
@@ -186,6 +192,7 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
 
   const spanProcessors: SpanProcessor[] = [];
   const primaryBatches: SpanProcessor[] = [];
+  const primaryQueues: BatchProcessing[] = [];
   const destinationBatches: { processor: SpanProcessor; outage: Outage | undefined }[] = [];
   if (options.spanExporter !== undefined) {
     spanProcessors.push(new SimpleSpanProcessor({ exporter: options.spanExporter }));
@@ -206,9 +213,10 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
         options.exportListener === undefined
           ? exporter
           : new WatchedSpanExporter(exporter, options.exportListener);
-      const primary = batchProcessor(env, watched, meterProvider, exportTimeout);
-      primaryBatches.push(primary);
-      spanProcessors.push(primary);
+      const primary = batchProcessor(env, watched, meterProvider, exportTimeout, listener);
+      primaryBatches.push(primary.processor);
+      primaryQueues.push(primary);
+      spanProcessors.push(primary.processor);
     }
     if (names.includes('console'))
       spanProcessors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
@@ -226,7 +234,7 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
           ? bounded
           : new RetryingSpanExporter(bounded, own, () => listener?.exportRetrying?.());
       const watched = listener === undefined ? held : new WatchedSpanExporter(held, listener);
-      const processor = batchProcessor(env, watched, meterProvider, exportTimeout);
+      const { processor } = batchProcessor(env, watched, meterProvider, exportTimeout, listener);
       destinationBatches.push({ processor, outage: own });
       spanProcessors.push(processor);
     }
@@ -254,6 +262,7 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
   return {
     tracerProvider,
     meterProvider,
+    spanQueueLoad: () => Math.max(0, ...primaryQueues.map((q) => q.queueLoad())),
     // Backpressure waits for the environment's destination only: an extra destination in an
     // outage holds its own queue, never the input.
     flushTraces: async () => {

@@ -24,6 +24,8 @@ const PRESSURE_EXPORT_GAP_MILLIS = 500;
 const FREE_TICK_MILLIS = 10;
 /** Least time between two rounds of checkpoints forced by a pause (--max-ack-pending reached). */
 const RELIEVE_EVERY_MILLIS = 250;
+/** Pulling pauses while the span export queue is fuller than this (a fraction of its size). */
+const MAX_SPAN_QUEUE_LOAD = 0.5;
 /**
  * The clock of durability: a run's end and a checkpoint's snapshot are compared with the time a
  * metric collection was taken, which the SDK reads from `Date.now()`. The monotonic clock
@@ -79,7 +81,11 @@ export async function runConsumer(
     clock,
   );
   /** Reading is paused: as many messages held as --max-ack-pending allows. */
-  const paused = () => ledger.pending >= options.maxPending;
+  const held = () => ledger.pending >= options.maxPending;
+  // Or the span queue is over half full: spans it had to drop would have their runs redelivered,
+  // and those would end together again.
+  const queueFull = () => telemetry.spanQueueLoad() > MAX_SPAN_QUEUE_LOAD;
+  const paused = () => held() || queueFull();
   const telemetry = startTelemetry({
     env: io.env,
     exportListener: {
@@ -208,6 +214,7 @@ export async function runConsumer(
       });
   };
   let pausedOnce = false;
+  let queuePausedOnce = false;
   let relievedAt = -Infinity;
   const keepAlive =
     source.keepAliveMillis === undefined
@@ -233,6 +240,15 @@ export async function runConsumer(
       // the collector's round trip, not by the metric export interval.
       if (ledger.pending >= options.maxPending / 2) exportNow();
       if (!paused()) return true;
+      if (!held()) {
+        if (!queuePausedOnce) {
+          queuePausedOnce = true;
+          say(
+            'the span export queue is over half full (OTEL_BSP_MAX_QUEUE_SIZE): pulling paused until it drains (said once)',
+          );
+        }
+        return false;
+      }
       // Open runs' messages are acknowledged once checkpointed: a pause is relieved by saving
       // them now (at most every RELIEVE_EVERY_MILLIS), not only when one run holds enough.
       if (performance.now() - relievedAt >= RELIEVE_EVERY_MILLIS) {

@@ -25,9 +25,10 @@ export interface ExportListener {
    */
   spansSampledOut?(spans: SpansByTrace): void;
   /**
-   * An export of these spans failed for good (after the exporter's own retries). `superseded`:
-   * an export begun after this one has succeeded meanwhile, so the collector answers again (a
-   * request that hung until its timeout); its spans failed all the same.
+   * An export of these spans failed for good (after the exporter's own retries), or they were
+   * dropped before it (the export queue was full). `superseded`: the collector answers, and the
+   * spans failed all the same: an export begun after this one has succeeded meanwhile (a request
+   * that hung until its timeout), or the spans never left the process.
    */
   spansFailed(spans: SpansByTrace, error: Error | undefined, superseded?: boolean): void;
   /** A metric collection taken at `collectedAtMillis` (epoch ms) was exported successfully. */
