@@ -15,6 +15,7 @@ import { commandSinkOptions, createCommandSink } from '../command-sink.js';
 import type { CommonOptions, ConsumeOptions, Io } from '../command.js';
 import { armGrace } from '../grace.js';
 import { renderSummary } from '../output/summary.js';
+import { pullGate } from './pull-gate.js';
 
 /** Metric export interval for long-running sources: acks wait for it (OTEL_METRIC_EXPORT_INTERVAL wins). */
 const SOURCE_METRIC_EXPORT_INTERVAL_MILLIS = 5000;
@@ -22,10 +23,6 @@ const SOURCE_METRIC_EXPORT_INTERVAL_MILLIS = 5000;
 const PRESSURE_EXPORT_GAP_MILLIS = 500;
 /** How often the process notes that it is free to run timers (a mark's arrival is bounded by it). */
 const FREE_TICK_MILLIS = 10;
-/** Least time between two rounds of checkpoints forced by a pause (--max-ack-pending reached). */
-const RELIEVE_EVERY_MILLIS = 250;
-/** Pulling pauses while the span export queue is fuller than this (a fraction of its size). */
-const MAX_SPAN_QUEUE_LOAD = 0.5;
 /**
  * The clock of durability: a run's end and a checkpoint's snapshot are compared with the time a
  * metric collection was taken, which the SDK reads from `Date.now()`. The monotonic clock
@@ -80,12 +77,16 @@ export async function runConsumer(
     },
     clock,
   );
-  /** Reading is paused: as many messages held as --max-ack-pending allows. */
-  const held = () => ledger.pending >= options.maxPending;
-  // Or the span queue is over half full: spans it had to drop would have their runs redelivered,
-  // and those would end together again.
-  const queueFull = () => telemetry.spanQueueLoad() > MAX_SPAN_QUEUE_LOAD;
-  const paused = () => held() || queueFull();
+  const gate = pullGate({
+    pending: () => ledger.pending,
+    maxPending: options.maxPending,
+    spanQueueLoad: () => telemetry.spanQueueLoad(),
+    exportNow: () => exportNow(),
+    get relieve() {
+      return checkpoints === undefined ? undefined : () => checkpoints?.relieve();
+    },
+    say,
+  });
   const telemetry = startTelemetry({
     env: io.env,
     exportListener: {
@@ -153,7 +154,7 @@ export async function runConsumer(
       report: say,
       // Reading paused (--max-ack-pending) waits for held runs to end, and they end by this
       // clock: then marks take effect as heard, and the bound on held messages is what holds.
-      readSince: (p) => (paused() ? Infinity : (source.readToEnd?.(p) ?? Infinity)),
+      readSince: (p) => (gate.paused() ? Infinity : (source.readToEnd?.(p) ?? Infinity)),
     });
     stopListening = await routedMarks((text) => routed.heard(text)).catch((error: unknown) => {
       say(
@@ -213,9 +214,6 @@ export async function runConsumer(
         exportedAt = performance.now();
       });
   };
-  let pausedOnce = false;
-  let queuePausedOnce = false;
-  let relievedAt = -Infinity;
   const keepAlive =
     source.keepAliveMillis === undefined
       ? undefined
@@ -234,35 +232,7 @@ export async function runConsumer(
       ledger.settle(delivery, result);
       checkpoints?.settled(delivery, result);
     },
-    () => {
-      // Acknowledgements wait for an export of spans and of metrics; with half the allowed
-      // messages held, export now instead of at the next interval, so throughput is bounded by
-      // the collector's round trip, not by the metric export interval.
-      if (ledger.pending >= options.maxPending / 2) exportNow();
-      if (!paused()) return true;
-      if (!held()) {
-        if (!queuePausedOnce) {
-          queuePausedOnce = true;
-          say(
-            'the span export queue is over half full (OTEL_BSP_MAX_QUEUE_SIZE): pulling paused until it drains (said once)',
-          );
-        }
-        return false;
-      }
-      // Open runs' messages are acknowledged once checkpointed: a pause is relieved by saving
-      // them now (at most every RELIEVE_EVERY_MILLIS), not only when one run holds enough.
-      if (performance.now() - relievedAt >= RELIEVE_EVERY_MILLIS) {
-        relievedAt = performance.now();
-        checkpoints?.relieve();
-      }
-      if (!pausedOnce) {
-        pausedOnce = true;
-        say(
-          `holding ${ledger.pending} unacknowledged messages (--max-ack-pending ${options.maxPending}): pulling paused until runs finish (said once)${checkpoints === undefined ? '' : '; open runs are checkpointed meanwhile, which acknowledges their messages'}. A run's messages are held until its spans and metrics are exported (or it is checkpointed), its grace period included: throughput is at most --max-ack-pending / (reorder window + grace + export); raise it, or lower AGENT_OTEL_BRIDGE_LATE_GRACE_MS`,
-        );
-      }
-      return false;
-    },
+    () => gate.canPull(),
     undefined,
     (millis, lane) => sink.holdFor(millis, lane),
   );
