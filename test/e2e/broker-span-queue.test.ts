@@ -4,53 +4,14 @@
 // and rebuilt, and the source pauses while the queue is over half full, so that every run reaches
 // the collector whole and every message is acknowledged. Queue size, batch size, the collector's
 // delay and the number of runs are drawn at random (the seed is printed on failure).
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDemoLines } from '../../src/sources/demo-runs.js';
-import {
-  deleteNatsStream,
-  deleteRedisKey,
-  natsConsumerArgs,
-  natsConsumerInfo,
-  publishToNats,
-  publishToRedis,
-  REDIS_URL,
-  redisPending,
-} from '../helpers/brokers.js';
+import { natsTestBroker, redisTestBroker } from '../helpers/test-brokers.js';
 import { startCli } from '../helpers/cli.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { createHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wire-spans.js';
-
-interface Broker {
-  publish(lines: readonly string[]): Promise<void>;
-  pending(): Promise<number>;
-  args(): string[];
-  cleanup(): Promise<void>;
-}
-
-function natsBroker(): Broker {
-  const id = randomUUID().slice(0, 8);
-  const stream = `AOB_QUEUE_${id}`;
-  const subject = `agents.${id}.events`;
-  return {
-    publish: (l) => publishToNats(stream, subject, l),
-    pending: async () => (await natsConsumerInfo(stream, 'bridge')).numAckPending,
-    args: () => natsConsumerArgs(stream, subject, 'bridge'),
-    cleanup: () => deleteNatsStream(stream),
-  };
-}
-
-function redisBroker(): Broker {
-  const key = `aob:queue:${randomUUID().slice(0, 8)}`;
-  return {
-    publish: (l) => publishToRedis(key, l),
-    pending: () => redisPending(key, 'bridge'),
-    args: () => ['redis', '--url', REDIS_URL, '--stream', key, '--group', 'bridge'],
-    cleanup: () => deleteRedisKey(key),
-  };
-}
 
 const setting = fc.record({
   queue: fc.integer({ min: 32, max: 96 }),
@@ -60,8 +21,8 @@ const setting = fc.record({
 });
 
 describe.each([
-  ['NATS JetStream', natsBroker],
-  ['Redis Streams', redisBroker],
+  ['NATS JetStream', () => natsTestBroker('AOB_QUEUE')],
+  ['Redis Streams', () => redisTestBroker('aob:queue')],
 ] as const)('a span queue too small, from %s', (_name, makeBroker) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {

@@ -5,49 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  deleteNatsStream,
-  deleteRedisKey,
-  natsConsumerArgs,
-  natsConsumerInfo,
-  publishToNats,
-  publishToRedis,
-  REDIS_URL,
-  redisPending,
-} from '../helpers/brokers.js';
+import { natsTestBroker, redisTestBroker } from '../helpers/test-brokers.js';
 import { behest } from '../helpers/behest-lines.js';
 import { startCli } from '../helpers/cli.js';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { waitFor } from '../helpers/wire-spans.js';
-
-interface Broker {
-  publish(lines: readonly string[]): Promise<void>;
-  pending(): Promise<number>;
-  args(): string[];
-  cleanup(): Promise<void>;
-}
-
-function natsBroker(): Broker {
-  const id = randomUUID().slice(0, 8);
-  const stream = `AOB_SUB_${id}`;
-  const subject = `agents.${id}.events`;
-  return {
-    publish: (l) => publishToNats(stream, subject, l),
-    pending: async () => (await natsConsumerInfo(stream, 'bridge')).numAckPending,
-    args: () => natsConsumerArgs(stream, subject, 'bridge'),
-    cleanup: () => deleteNatsStream(stream),
-  };
-}
-
-function redisBroker(): Broker {
-  const key = `aob:sub:${randomUUID().slice(0, 8)}`;
-  return {
-    publish: (l) => publishToRedis(key, l),
-    pending: () => redisPending(key, 'bridge'),
-    args: () => ['redis', '--url', REDIS_URL, '--stream', key, '--group', 'bridge'],
-    cleanup: () => deleteRedisKey(key),
-  };
-}
 
 /** A run: its tool calls, and under which of its parent's calls it was spawned. */
 interface Run {
@@ -145,8 +107,8 @@ const ENV = {
 };
 
 describe.each([
-  ['NATS JetStream', natsBroker],
-  ['Redis Streams', redisBroker],
+  ['NATS JetStream', () => natsTestBroker('AOB_SUB')],
+  ['Redis Streams', () => redisTestBroker('aob:sub')],
 ] as const)('sub-agents from %s', (_name, makeBroker) => {
   const cleanups: (() => Promise<unknown>)[] = [];
   afterEach(async () => {

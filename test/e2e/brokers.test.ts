@@ -1,19 +1,8 @@
 // The nats and redis commands against the real NATS JetStream and Redis on this machine, with the
 // bridge as a child process exporting to a real OTLP/HTTP receiver.
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  deleteNatsStream,
-  deleteRedisKey,
-  natsConsumerInfo,
-  publishToNats,
-  publishToRedis,
-  REDIS_URL,
-  redisPending,
-  natsConsumerArgs,
-} from '../helpers/brokers.js';
 import { startCli } from '../helpers/cli.js';
 import { createHarness } from '../helpers/harness.js';
 import type { RunningCli } from '../helpers/cli.js';
@@ -21,6 +10,7 @@ import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import type { OtlpReceiver } from '../helpers/otlp-receiver.js';
 import type { OtlpMetric } from '../helpers/otlp-protobuf.js';
 import { publishedAsBehestDoes } from '../helpers/behest-delivery.js';
+import { natsTestBroker, redisTestBroker } from '../helpers/test-brokers.js';
 import {
   divergentDuplicates,
   expectedFingerprints,
@@ -43,51 +33,8 @@ const FINISHED = [
 const ABANDONED = fixture('abandoned');
 const ACK_WAIT_MS = 1500;
 
-interface Broker {
-  readonly name: 'nats' | 'redis';
-  publish(lines: readonly string[]): Promise<void>;
-  pending(): Promise<number>;
-  args(): string[];
-  cleanup(): Promise<void>;
-}
-
-function natsBroker(): Broker {
-  const id = randomUUID().slice(0, 8);
-  const stream = `AOB_TEST_${id}`;
-  const subject = `agents.${id}.events`;
-  return {
-    name: 'nats',
-    publish: (l) => publishToNats(stream, subject, l),
-    pending: async () => (await natsConsumerInfo(stream, 'bridge')).numAckPending,
-    args: () => [
-      ...natsConsumerArgs(stream, subject, 'bridge'),
-      '--ack-wait-ms',
-      String(ACK_WAIT_MS),
-    ],
-    cleanup: () => deleteNatsStream(stream),
-  };
-}
-
-function redisBroker(): Broker {
-  const key = `aob:test:${randomUUID().slice(0, 8)}`;
-  return {
-    name: 'redis',
-    publish: (l) => publishToRedis(key, l),
-    pending: () => redisPending(key, 'bridge'),
-    args: () => [
-      'redis',
-      '--url',
-      REDIS_URL,
-      '--stream',
-      key,
-      '--group',
-      'bridge',
-      '--consumer',
-      'bridge-1',
-    ],
-    cleanup: () => deleteRedisKey(key),
-  };
-}
+const natsBroker = () => natsTestBroker('AOB_TEST', ['--ack-wait-ms', String(ACK_WAIT_MS)]);
+const redisBroker = () => redisTestBroker('aob:test', ['--consumer', 'bridge-1']);
 
 /** Stated bound for the bridge's resident memory during an outage with this workload. */
 const MEMORY_BOUND_MIB = 400;
