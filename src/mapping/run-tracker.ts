@@ -275,6 +275,8 @@ export class RunTracker {
     // Remembered before the listener hears of it, so that the listener may forget it at once.
     this.rememberFinished(run.runId, terminalKey ?? -1);
     if (this.ctx.onRunEnd !== undefined) {
+      // A run a sampler dropped makes no spans: nothing of it is owed to a collector.
+      const spanIds = isSampled(run.span) ? run.spanIds : [];
       try {
         this.ctx.onRunEnd({
           runId: run.runId,
@@ -283,11 +285,8 @@ export class RunTracker {
           outcome: ending.outcome,
           iterations: ending.iterations ?? run.iterationCount,
           synthesized: run.synthesized,
-          // A run a sampler dropped makes no spans: nothing of it is owed to a collector.
-          spanCount: isSampled(run.span)
-            ? 1 + run.iterationCount + run.chatsMade + run.finishedTools.size
-            : 0,
-          spanIds: isSampled(run.span) ? run.spanIds : [],
+          spanCount: spanIds.length,
+          spanIds,
         });
       } catch {
         // A listener's failure must not break the mapping.

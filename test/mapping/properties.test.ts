@@ -210,7 +210,6 @@ describe('run tracker properties', () => {
         expect(named.sort()).toEqual(
           spans.map((s) => `${s.spanContext().traceId}/${s.spanContext().spanId}`).sort(),
         );
-        for (const r of ended) expect(r.spanIds).toHaveLength(r.spanCount);
         if (new Set(ended.map((r) => r.traceId)).size < ended.length) shared += 1;
       }),
       { numRuns: 300 },
