@@ -2,7 +2,6 @@ import type { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
 import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { Env } from '../sink-options.js';
-import { spansByTrace } from './export/export-watcher.js';
 import type { ExportListener } from './export/export-watcher.js';
 import { SpanQueueWatch } from './export/span-queue-watch.js';
 
@@ -10,7 +9,10 @@ import { SpanQueueWatch } from './export/span-queue-watch.js';
 export const DEFAULT_BSP_MAX_QUEUE_SIZE = 65_536;
 const DEFAULT_BSP_MAX_EXPORT_BATCH_SIZE = 2048;
 
-/** A batch span processor, and how full its queue is (0 to 1; 0 where no listener watches it). */
+/**
+ * A batch span processor, and how full its queue is (1: full; past 1 while spans wait for room; 0
+ * where no listener watches it).
+ */
 export interface BatchProcessing {
   readonly processor: SpanProcessor;
   queueLoad(): number;
@@ -18,9 +20,11 @@ export interface BatchProcessing {
 
 /**
  * The batch span processor as the OTEL_BSP_* variables configure it (SDK 3 reads them only in
- * sdk-node). Spans dropped because its queue is full are counted in the SDK's own
- * `otel.sdk.processor.span.processed{error.type="queue_full"}`, exported with the bridge's metrics,
- * and told to `listener` as failed (a broker source has their runs redelivered).
+ * sdk-node). With a `listener` (the destination a command's input waits for, which holds its
+ * input back while the queue is over half full), spans that end while the queue is full wait for
+ * room instead of being dropped (`SpanQueueWatch`), and `listener` is told each time they begin to
+ * wait. Without one (an extra destination, which nothing waits for), the processor drops them and
+ * counts them in the SDK's own `otel.sdk.processor.span.processed{error.type="queue_full"}`.
  */
 export function batchProcessor(
   env: Env,
@@ -33,14 +37,10 @@ export function batchProcessor(
   const configured = envMillis(env, 'OTEL_BSP_EXPORT_TIMEOUT');
   const timeout = leastTimeout === undefined ? configured : Math.max(configured ?? 0, leastTimeout);
   const maxQueueSize = envMillis(env, 'OTEL_BSP_MAX_QUEUE_SIZE') ?? DEFAULT_BSP_MAX_QUEUE_SIZE;
-  const full = new Error(`the export queue is full (OTEL_BSP_MAX_QUEUE_SIZE ${maxQueueSize})`);
   const watch =
     listener === undefined
       ? undefined
-      : // The collector answers: told as a superseded failure, no outage and no longer delay.
-        new SpanQueueWatch(maxQueueSize, (spans) =>
-          listener.spansFailed(spansByTrace(spans), full, true),
-        );
+      : new SpanQueueWatch(maxQueueSize, () => listener.spansWaiting?.(maxQueueSize));
   const processor = new BatchSpanProcessor({
     exporter: watch?.exporter(exporter) ?? exporter,
     maxQueueSize,

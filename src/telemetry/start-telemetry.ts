@@ -84,8 +84,9 @@ export interface Telemetry {
   /** Exports the spans ended so far (backpressure for fast inputs). */
   flushTraces(): Promise<void>;
   /**
-   * How full the environment's destination's span queue is, from 0 to 1 (0 where nothing is told
-   * of its exports): a source that reads on while it is over half full risks spans it must drop.
+   * How full the environment's destination's span queue is: 1 when full, past 1 while spans wait
+   * in the bridge for room in it (0 where nothing is told of its exports). A source that reads on
+   * while it is over half full only adds to what waits.
    */
   spanQueueLoad(): number;
   /** Exports everything: spans and a final metric collection. */
@@ -234,7 +235,8 @@ export function startTelemetry(options: TelemetryOptions = {}): Telemetry {
           ? bounded
           : new RetryingSpanExporter(bounded, own, () => listener?.exportRetrying?.());
       const watched = listener === undefined ? held : new WatchedSpanExporter(held, listener);
-      const { processor } = batchProcessor(env, watched, meterProvider, exportTimeout, listener);
+      // Nothing waits for an extra destination: past its queue, spans are dropped and counted.
+      const { processor } = batchProcessor(env, watched, meterProvider, exportTimeout);
       destinationBatches.push({ processor, outage: own });
       spanProcessors.push(processor);
     }

@@ -87,6 +87,7 @@ export async function runConsumer(
     },
     say,
   });
+  let waitingSaid = false;
   const telemetry = startTelemetry({
     env: io.env,
     exportListener: {
@@ -99,6 +100,13 @@ export async function runConsumer(
         checkpoints?.metricsExported(collectedAt);
       },
       metricsFailed: (error, superseded) => ledger.metricsFailed(error, superseded),
+      spansWaiting: (capacity) => {
+        if (waitingSaid) return;
+        waitingSaid = true;
+        say(
+          `spans past the span export queue wait in the bridge for room in it (OTEL_BSP_MAX_QUEUE_SIZE ${capacity}), none dropped; pulling paused meanwhile (said once)`,
+        );
+      },
     },
     metricExportIntervalMillis: SOURCE_METRIC_EXPORT_INTERVAL_MILLIS,
   });

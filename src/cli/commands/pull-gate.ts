@@ -7,7 +7,7 @@ export interface PullGateParts {
   /** Messages held unacknowledged, and how many may be (--max-ack-pending). */
   pending(): number;
   readonly maxPending: number;
-  /** How full the span export queue is, from 0 to 1. */
+  /** How full the span export queue is: 1 when full, past 1 while spans wait for room in it. */
   spanQueueLoad(): number;
   /** Exports spans and metrics now (at most so often). */
   exportNow(): void;
@@ -18,8 +18,8 @@ export interface PullGateParts {
 
 /**
  * Whether a broker source may pull now. It pauses while as many messages are held as
- * --max-ack-pending allows, or while the span export queue is over half full: spans the queue
- * had to drop have their runs redelivered, and runs read meanwhile would end together again.
+ * --max-ack-pending allows, or while the span export queue is over half full: spans past a full
+ * queue wait in the bridge, and runs read meanwhile would only add to them.
  * Each pause is said once.
  */
 export function pullGate(parts: PullGateParts): { paused(): boolean; canPull(): boolean } {

@@ -4,6 +4,7 @@ import type { EventIntake } from '../../sources/event-intake.js';
 import type { CommonOptions } from '../command.js';
 import { startExportingSink } from '../command-sink.js';
 import type { TelemetryOptions } from '../../telemetry/index.js';
+import { DEFAULT_BSP_MAX_QUEUE_SIZE, envMillis } from '../../telemetry/batch-processor-from-env.js';
 import type { ExportStatus } from '../workers/worker-protocol.js';
 import type { WorkerDelivery } from '../workers/worker-results.js';
 
@@ -23,9 +24,14 @@ export function startLocalBackend(
   metricReaders: NonNullable<TelemetryOptions['metricReaders']>,
 ): ServeBackend {
   const { sink, telemetry, delivery } = startExportingSink(env, options, { metricReaders });
+  const queueSize = envMillis(env, 'OTEL_BSP_MAX_QUEUE_SIZE') ?? DEFAULT_BSP_MAX_QUEUE_SIZE;
   return {
     intake: sinkIntake(sink),
-    status: () => ({ inOutage: delivery.inOutage, backlog: delivery.backlog }),
+    // Spans of runs still open count too once they wait for room in the queue.
+    status: () => ({
+      inOutage: delivery.inOutage,
+      backlog: Math.max(delivery.backlog, Math.round(telemetry.spanQueueLoad() * queueSize)),
+    }),
     async close() {
       await sink.shutdown();
       await telemetry.shutdown().catch(() => undefined);

@@ -91,7 +91,7 @@ export type ToServeWorker =
 /** Whether a worker's collector is in trouble, as `serve` admits requests by it. */
 export interface ExportStatus {
   readonly inOutage: boolean;
-  /** Spans made and not yet acknowledged. */
+  /** Spans made and not yet acknowledged, or in and past the span queue if more. */
   readonly backlog: number;
 }
 

@@ -25,12 +25,16 @@ export interface ExportListener {
    */
   spansSampledOut?(spans: SpansByTrace): void;
   /**
-   * An export of these spans failed for good (after the exporter's own retries), or they were
-   * dropped before it (the export queue was full). `superseded`: the collector answers, and the
-   * spans failed all the same: an export begun after this one has succeeded meanwhile (a request
-   * that hung until its timeout), or the spans never left the process.
+   * An export of these spans failed for good (after the exporter's own retries). `superseded`:
+   * the collector answers, and the spans failed all the same: an export begun after this one has
+   * succeeded meanwhile (a request that hung until its timeout).
    */
   spansFailed(spans: SpansByTrace, error: Error | undefined, superseded?: boolean): void;
+  /**
+   * Spans ended while the span export queue (`OTEL_BSP_MAX_QUEUE_SIZE`, `capacity`) was full: they
+   * wait in the bridge for room, in order, and none is dropped. Told each time spans begin to wait.
+   */
+  spansWaiting?(capacity: number): void;
   /** A metric collection taken at `collectedAtMillis` (epoch ms) was exported successfully. */
   metricsExported(collectedAtMillis: number): void;
   /** A metric export failed; `superseded` as for spans. */

@@ -4,10 +4,13 @@ import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace';
 
 /**
- * Counts the spans a batch span processor holds in its queue, so as to tell of each span it drops
- * because the queue is full (`OTEL_BSP_MAX_QUEUE_SIZE`), as it drops it: a source that awaits the
- * span's export hears that it failed, and has its run redelivered, where it would otherwise wait
- * for it for good. The processor still drops the span, counts it and says so.
+ * Keeps a batch span processor's queue (`OTEL_BSP_MAX_QUEUE_SIZE`) from overflowing: a sampled span
+ * that ends while the queue is full waits here, in the order spans ended, and enters the queue as
+ * batches leave it. The processor never drops a span for want of room, so a source that awaits
+ * each span's export never waits for one that was dropped, and a run with more spans than the
+ * queue holds, whose spans end together, reaches the collector whole. What bounds the spans that
+ * wait is what bounds the source: a broker source pulls nothing while the queue is over half full
+ * (`load`, past 1 while spans wait), so they are the spans of messages already pulled.
  *
  * The count is the processor's own: a sampled span enters the queue as it ends, where there is
  * room, and leaves it as the batch holding it is handed to the exporter, which the processor does
@@ -16,54 +19,108 @@ import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelem
  */
 export class SpanQueueWatch {
   private queued = 0;
-  private full: ReadableSpan[] = [];
+  /** Sampled spans ended so far, and handed to the exporter so far (the same order). */
+  private ended = 0;
+  private handed = 0;
+  /** Spans waiting for room, from `head` on. */
+  private waiting: ReadableSpan[] = [];
+  private head = 0;
+  private refillDue = false;
+  private inner: SpanProcessor | undefined;
 
-  /** `onFull`: the spans dropped since the last call, in one call per turn of the event loop. */
+  /** `onWait`: told each time spans begin to wait here. */
   constructor(
     private readonly capacity: number,
-    private readonly onFull: (spans: readonly ReadableSpan[]) => void,
+    private readonly onWait: () => void = () => undefined,
   ) {}
 
-  /** How full the queue is, from 0 to 1. */
+  /** How full the queue is: 1 when full, past 1 while spans wait for room. */
   get load(): number {
-    return this.queued / this.capacity;
+    return (this.queued + this.waiting.length - this.head) / this.capacity;
   }
 
-  /** The processor's exporter: what it is handed has left the queue. */
+  /** Spans waiting for room in the queue. */
+  get waitingSpans(): number {
+    return this.waiting.length - this.head;
+  }
+
+  /** The processor's exporter: what it is handed has left the queue, which makes room. */
   exporter(inner: SpanExporter): SpanExporter {
     return {
       export: (spans: ReadableSpan[], done: (result: ExportResult) => void) => {
         this.queued -= spans.length;
+        this.handed += spans.length;
         inner.export(spans, done);
+        if (this.waitingSpans > 0 && !this.refillDue) {
+          // Not from within the processor's own step of handing a batch on.
+          this.refillDue = true;
+          queueMicrotask(() => {
+            this.refillDue = false;
+            this.refill();
+          });
+        }
       },
       shutdown: () => inner.shutdown(),
       forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),
     };
   }
 
-  /** The processor: each sampled span that ends enters its queue, or is dropped when it is full. */
+  /** The processor: each sampled span that ends enters its queue, or waits while it is full. */
   processor(inner: SpanProcessor): SpanProcessor {
+    this.inner = inner;
     return {
       onStart: (span: Span, context: Context) => inner.onStart(span, context),
       onEnd: (span: ReadableSpan) => {
         if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0) {
-          if (this.queued < this.capacity) this.queued += 1;
-          else this.dropped(span);
+          this.ended += 1;
+          if (this.queued >= this.capacity || this.waitingSpans > 0) {
+            if (this.waiting.length === 0) this.onWait();
+            this.waiting.push(span);
+            return;
+          }
+          this.queued += 1;
         }
         inner.onEnd(span);
       },
-      forceFlush: () => inner.forceFlush(),
-      shutdown: () => inner.shutdown(),
+      forceFlush: () => this.flush(inner),
+      shutdown: async () => {
+        await this.flush(inner);
+        await inner.shutdown();
+      },
     };
   }
 
-  private dropped(span: ReadableSpan): void {
-    if (this.full.length === 0)
-      queueMicrotask(() => {
-        const spans = this.full;
-        this.full = [];
-        this.onFull(spans);
-      });
-    this.full.push(span);
+  /**
+   * Hands on every span ended before the call, those that waited included: each round of the
+   * processor's flush makes room for the next. Stops early only where a round hands nothing on
+   * (the processor was shut down).
+   */
+  private async flush(inner: SpanProcessor): Promise<void> {
+    const through = this.ended;
+    do {
+      const before = this.handed;
+      this.refill();
+      await inner.forceFlush();
+      if (this.handed === before) return;
+    } while (this.handed < through);
+  }
+
+  /** Moves waiting spans into the queue while it has room. */
+  private refill(): void {
+    const inner = this.inner;
+    if (inner === undefined) return;
+    while (this.head < this.waiting.length && this.queued < this.capacity) {
+      const span = this.waiting[this.head]!;
+      this.head += 1;
+      this.queued += 1;
+      inner.onEnd(span);
+    }
+    if (this.head === this.waiting.length) {
+      this.waiting = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.waiting.length) {
+      this.waiting = this.waiting.slice(this.head);
+      this.head = 0;
+    }
   }
 }
