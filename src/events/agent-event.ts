@@ -55,6 +55,12 @@ export interface RunStarted extends EventBase {
    * "Sub-agents"). The parent is named by its run id in the same dialect.
    */
   readonly parentRunId?: string | undefined;
+  /**
+   * The top run of a tree of sub-agents, where the parent is itself a sub-agent: the trace is the
+   * top run's, so a run nested deeper lands in it even where its parent is not open in the same
+   * process (another partition, another instance). Absent: the parent is the top run.
+   */
+  readonly rootRunId?: string | undefined;
   /** The parent's tool call that spawned this run: the root span's parent is that `execute_tool`. */
   readonly parentToolCallId?: string | undefined;
 }

@@ -42,6 +42,7 @@ export const RunStarted = z.looseObject({
   agent_name: z.string().nullish(),
   parent_run_id: z.string().nullish(),
   parent_tool_call_id: z.string().nullish(),
+  root_run_id: z.string().nullish(),
 });
 export const ContextBuilt = z.looseObject({ ...Base, message_count: Count });
 export const ModelStarted = z.looseObject({

@@ -79,6 +79,7 @@ export const VARIANTS = {
       agent_name: optString,
       parent_run_id: optString,
       parent_tool_call_id: optString,
+      root_run_id: optString,
     },
     (p, time) => ({
       type: 'RunStarted',
@@ -92,6 +93,7 @@ export const VARIANTS = {
       ...(typeof p.parent_tool_call_id === 'string'
         ? { parentToolCallId: p.parent_tool_call_id }
         : {}),
+      ...(typeof p.root_run_id === 'string' ? { rootRunId: p.root_run_id } : {}),
     }),
   ),
   ContextBuilt: variant(ContextBuilt, { message_count: isCount }, (p, time) => ({

@@ -3,7 +3,7 @@
 // after every open span of the run, with the run's metrics.
 import { ROOT_CONTEXT, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api';
 import type { Attributes, Context, HrTime } from '@opentelemetry/api';
-import type { AgentEvent } from '../../events/agent-event.js';
+import type { AgentEvent, RunStarted } from '../../events/agent-event.js';
 import type { DialectName } from '../../events/dialect-name.js';
 import { maxHrTime, secondsBetween } from '../../events/hr-time.js';
 import { runCostAttributes } from '../cost.js';
@@ -48,7 +48,7 @@ export function startRun(
   const spawned =
     started?.parentRunId === undefined || ctx.parentContext !== undefined
       ? undefined
-      : parentSpan(dialect, started.parentRunId, started.parentToolCallId, openRun);
+      : parentSpan(dialect, started.parentRunId, started, openRun);
   const parent = spawned?.context ?? ctx.parentContext;
   const parentTraceId = parent === undefined ? undefined : trace.getSpanContext(parent)?.traceId;
   const traceId = parentTraceId ?? toTraceId(dialect, event.runId);
@@ -135,17 +135,20 @@ export function startRun(
 /**
  * A sub-agent's parent span, by id: the parent's `execute_tool` span for the spawning call (else
  * its run span), in the parent's trace. A parent open in this process gives its own trace and
- * scope (it may be a sub-agent itself); any other is taken to be a run in its own trace.
+ * scope; any other is in the trace of the top run (`rootRunId`, else the parent itself), scoped as
+ * a sub-agent where it is not the top run.
  */
 function parentSpan(
   dialect: DialectName,
   parentRunId: string,
-  toolCallId: string | undefined,
+  started: Pick<RunStarted, 'parentToolCallId' | 'rootRunId'>,
   openRun: (runId: string) => Pick<RunRecord, 'traceId' | 'roleScope'> | undefined,
 ): { readonly context: Context } {
+  const toolCallId = started.parentToolCallId;
+  const top = started.rootRunId ?? parentRunId;
   const open = openRun(parentRunId);
-  const traceId = open?.traceId ?? toTraceId(dialect, parentRunId);
-  const scope = open?.roleScope ?? '';
+  const traceId = open?.traceId ?? toTraceId(dialect, top);
+  const scope = open?.roleScope ?? (top === parentRunId ? '' : `subagent/${parentRunId}/`);
   const role = toolCallId === undefined ? `${scope}run` : `${scope}tool/${toolCallId}`;
   return {
     context: trace.setSpanContext(ROOT_CONTEXT, {

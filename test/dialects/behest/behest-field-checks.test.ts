@@ -28,6 +28,7 @@ const FIELDS = [
   'agent_name',
   'parent_run_id',
   'parent_tool_call_id',
+  'root_run_id',
   'call',
   'result',
   'duration_ms',
@@ -111,6 +112,7 @@ const good = fc.record({
   agent_name: fc.constantFrom('planner', null, undefined),
   parent_run_id: fc.constantFrom('run-0', null, undefined),
   parent_tool_call_id: fc.constantFrom('call_0', null, undefined),
+  root_run_id: fc.constantFrom('run-top', null, undefined),
   call: fc.record({
     id: fc.constantFrom('call_1', 'c'),
     name: fc.constantFrom('search', ''),
