@@ -55,7 +55,7 @@ export function pullGate(parts: PullGateParts): { paused(): boolean; canPull(): 
       if (!heldSaid) {
         heldSaid = true;
         parts.say(
-          `holding ${parts.pending()} unacknowledged messages (--max-ack-pending ${parts.maxPending}): pulling paused until runs finish (said once)${parts.relieve === undefined ? '' : '; open runs are checkpointed meanwhile, which acknowledges their messages'}. A run's messages are held until its spans and metrics are exported (or it is checkpointed), its grace period included: throughput is at most --max-ack-pending / (reorder window + grace + export); raise it, or lower AGENT_OTEL_BRIDGE_LATE_GRACE_MS`,
+          `holding ${parts.pending()} unacknowledged messages (--max-ack-pending ${parts.maxPending}): pulling paused until runs finish (said once)${parts.relieve === undefined ? "; no checkpoints are kept, so only a run's end frees its messages: a run with more events than --max-ack-pending (or runs open at once with more together) never ends here" : '; open runs are checkpointed meanwhile, which acknowledges their messages'}. A run's messages are held until its spans and metrics are exported (or it is checkpointed), its grace period included: throughput is at most --max-ack-pending / (reorder window + grace + export); raise it, or lower AGENT_OTEL_BRIDGE_LATE_GRACE_MS`,
         );
       }
       return false;
