@@ -66,11 +66,20 @@ const FAULTS = Number(process.env['CHAOS_FAULTS'] ?? 4);
 const TOPOLOGY = { partitions: 6, leaseMillis: 1500, ackWaitMillis: 1500 };
 // A crashed router's or instance's messages come back after the ack wait (1.5 s here), behind
 // newer events of their runs: the reorder window is longer than that (docs/scaling-out.md).
+// CHAOS_SPAN_QUEUE (scripts/chaos.mjs --span-queue): a span export queue that small, so that
+// spans wait for room in it while the faults strike.
+const SPAN_QUEUE = Number(process.env['CHAOS_SPAN_QUEUE'] ?? 0);
 const ENV = {
   OTEL_METRIC_EXPORT_INTERVAL: '400',
   OTEL_BSP_SCHEDULE_DELAY: '100',
   AGENT_OTEL_BRIDGE_REORDER_WINDOW_MS: '3000',
   AGENT_OTEL_BRIDGE_LATE_GRACE_MS: '5000',
+  ...(SPAN_QUEUE > 0
+    ? {
+        OTEL_BSP_MAX_QUEUE_SIZE: String(SPAN_QUEUE),
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: String(Math.max(1, Math.floor(SPAN_QUEUE / 4))),
+      }
+    : {}),
 };
 
 /** What the schedule's runs make in one process: spans, and the metric totals to hold. */
