@@ -1,6 +1,8 @@
 // A collector that is down or mistyped: said at once with its address, and a bounded wait — one
 // budget for the whole outage, not one per export — then exit 3 saying what was not delivered.
 import { createServer } from 'node:net';
+import fc from 'fast-check';
+import { createDemoLines } from '../../src/sources/demo-runs.js';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
@@ -51,6 +53,46 @@ describe('a collector that is not there', () => {
     expect(seconds).toBeGreaterThanOrEqual(6);
     expect(seconds).toBeLessThan(6 + 1.5);
   });
+
+  it('ingest waits no longer than its 6 s however the spans are batched and queued', async () => {
+    // Many small batches put more exports in flight than the exporter takes at once: those it
+    // refuses itself say nothing of the collector (before, they made the outage a full 60 s
+    // one), and the outage's budget, shrunk to 6 s once nothing is found listening, ends the
+    // wait of exports held since (before, they were waited for to the end of their retries).
+    const seed = Date.now() % 1_000_000;
+    const [s] = fc.sample(
+      fc.noBias(
+        fc.record({
+          batch: fc.integer({ min: 1, max: 12 }),
+          queue: fc.constantFrom(16, 256, 65_536),
+          runs: fc.integer({ min: 200, max: 400 }),
+        }),
+      ),
+      { numRuns: 1, seed },
+    );
+    const { batch, queue, runs } = s!;
+    const what = `seed ${seed}: batches of ${batch}, queue ${queue}, ${runs} runs`;
+    const port = await deadPort();
+    const lines = createDemoLines(runs, Date.UTC(2025, 5, 1, 12));
+    const started = Date.now();
+    const result = await runCli(
+      ['ingest', '-'],
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        OTEL_EXPORTER_OTLP_TIMEOUT: '4000',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: String(Math.min(batch, queue)),
+        OTEL_BSP_MAX_QUEUE_SIZE: String(queue),
+      },
+      `${lines.join('\n')}\n`,
+    );
+    const seconds = (Date.now() - started) / 1000;
+    console.log(`ingest with nothing listening, ${what}: exit 3 after ${seconds.toFixed(1)} s`);
+    expect(result.code, what).toBe(3);
+    expect(result.stderr, what).toContain('holding exports up to 6 s in case it starts');
+    expect(result.stderr, what).toMatch(/not delivered: (\d+) of \1 spans/);
+    expect(seconds, what).toBeGreaterThanOrEqual(6);
+    expect(seconds, what).toBeLessThan(6 + 3);
+  }, 90_000);
 
   it('says it before the exporter has given up, and serve stops within --grace-ms', async () => {
     const port = await deadPort();

@@ -1,7 +1,8 @@
 // One budget per collector outage, shared by every export held through it; a short one for an
 // address where nothing has ever answered.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  isNotSent,
   isUnreachable,
   Outage,
   PROBE_GAP_MILLIS,
@@ -52,6 +53,45 @@ describe('Outage', () => {
     answered.outage.failed(0, unavailable);
     answered.outage.failed(10, refused); // it answered once: a restart, not a wrong address
     expect(answered.outage.remaining()).toBe(60_000 - 0);
+  });
+
+  it('learns nothing of the collector from an export the exporter did not send', () => {
+    const busy = new Error('Concurrent export limit reached');
+    expect(isNotSent(busy)).toBe(true);
+    expect(isNotSent(refused)).toBe(false);
+    expect(isNotSent(Object.assign(new Error('Nothing to send'), { code: 503 }))).toBe(false);
+    const { outage, at } = clocked(60_000);
+    at(0);
+    outage.failed(0, busy);
+    at(100);
+    outage.failed(100, refused);
+    // Nothing ever answered: the short hold, from the outage's start.
+    expect(outage.remaining()).toBe(UNREACHABLE_HOLD_MILLIS - 100);
+    // And the error it says is the collector's, not the exporter's.
+    expect(outage.error()).toBe(refused);
+  });
+
+  describe('with timers', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('gives up the exports it holds when a budget that shrank is spent', () => {
+      vi.useFakeTimers();
+      const { outage, at } = clocked(60_000);
+      at(0);
+      let givenUp = 0;
+      outage.hold(() => (givenUp += 1));
+      outage.failed(0, new Error('Concurrent export limit reached'));
+      // Then nothing is found listening: the budget shrinks to the short hold.
+      at(100);
+      outage.failed(100, refused);
+      vi.advanceTimersByTime(UNREACHABLE_HOLD_MILLIS - 100 - 1);
+      expect(givenUp).toBe(0);
+      at(UNREACHABLE_HOLD_MILLIS);
+      vi.advanceTimersByTime(1);
+      expect(givenUp).toBe(1);
+    });
   });
 
   it('fails exports at once when the budget is spent, but lets one try every probe gap', () => {

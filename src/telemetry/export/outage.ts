@@ -21,6 +21,25 @@ export const UNREACHABLE_HOLD_MILLIS = 6000;
 /** Once an outage's budget is spent, one export in this long still tries the collector. */
 export const PROBE_GAP_MILLIS = 5000;
 
+/**
+ * What the exporter says of an export it did not send (too many in flight, nothing to send):
+ * news of the exporter, none of the collector.
+ */
+const NOT_SENT = new Set([
+  'Concurrent export limit reached',
+  'Concurrency Limit reached',
+  'Nothing to send',
+]);
+
+/** Whether an export failed before anything was sent, so that it says nothing of the collector. */
+export function isNotSent(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error as { code?: unknown }).code === undefined &&
+    NOT_SENT.has(error.message)
+  );
+}
+
 /** Whether an export error says that nothing could be reached at the collector's address. */
 export function isUnreachable(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
@@ -53,6 +72,7 @@ export class Outage {
   private readonly held = new Map<() => void, boolean>();
   private closing = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private timerDue = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly holdMillis: number,
@@ -63,11 +83,16 @@ export class Outage {
 
   /** An attempt that started at `startedAt` failed. */
   failed(startedAt: number, error: Error | undefined): void {
-    this.lastError = error;
     this.lastProbe = this.now();
-    this.unreachable = isUnreachable(error);
-    // Something answered (an error status, a reset connection): the address is right.
-    if (!this.unreachable) this.reached = true;
+    // An export the exporter did not send (too many in flight while the collector is down)
+    // leaves what is known of the collector as it was.
+    if (isNotSent(error)) this.lastError ??= error;
+    else {
+      this.lastError = error;
+      this.unreachable = isUnreachable(error);
+      // Something answered (an error status, a reset connection): the address is right.
+      if (!this.unreachable) this.reached = true;
+    }
     if (this.since === undefined) {
       this.since = startedAt;
       this.onStart(error);
@@ -133,14 +158,24 @@ export class Outage {
     this.arm();
   }
 
-  /** Calls `expire` when the budget of the outage in course ends, while exports are held. */
+  /**
+   * Calls `expire` when the budget of the outage in course ends, while exports are held. The
+   * budget may have shrunk since the timer was set (the first failures said nothing of the
+   * address, a later one that nothing listens there): the timer is set again, sooner.
+   */
   private arm(): void {
-    if (this.since === undefined || this.held.size === 0 || this.timer !== undefined) return;
+    if (this.since === undefined || this.held.size === 0) return;
     const left = this.remaining();
     if (left <= 0) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
       this.expire();
       return;
     }
+    const due = this.now() + left;
+    if (this.timer !== undefined && this.timerDue <= due) return;
+    clearTimeout(this.timer);
+    this.timerDue = due;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.expire();
