@@ -382,7 +382,9 @@ async function runSchedule(seed: number, topology: Topology): Promise<string> {
       toolCalls: total.toolCalls - expected.totals.toolCalls,
     };
     const resends = receiver.spans.length - expected.fingerprints.size;
-    const line = `${story}; ${steppedDown.length} instances stepped down — excess (bound) runs ${excess.runs} (${bound.runs}), input tokens ${excess.inputTokens} (${bound.inputTokens}), output tokens ${excess.outputTokens} (${bound.outputTokens}), tool calls ${excess.toolCalls} (${bound.toolCalls}); spans exported again ${resends}`;
+    // Processes where spans waited for room in the span export queue (--span-queue).
+    const waited = processes.filter((p) => /wait in the bridge for room/.test(p.cli.stderr()));
+    const line = `${story}; ${steppedDown.length} instances stepped down — excess (bound) runs ${excess.runs} (${bound.runs}), input tokens ${excess.inputTokens} (${bound.inputTokens}), output tokens ${excess.outputTokens} (${bound.outputTokens}), tool calls ${excess.toolCalls} (${bound.toolCalls}); spans exported again ${resends}${SPAN_QUEUE > 0 ? `; spans waited for room in ${waited.length} of ${processes.length} processes` : ''}`;
     console.log(line);
     if (Object.values(excess).some((x) => x !== 0))
       console.log(
