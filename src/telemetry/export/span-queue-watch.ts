@@ -18,7 +18,6 @@ import type { ReadableSpan, Span, SpanExporter, SpanProcessor } from '@opentelem
  * resources have none).
  */
 export class SpanQueueWatch {
-  private queued = 0;
   /** Sampled spans ended so far, and handed to the exporter so far (the same order). */
   private ended = 0;
   private handed = 0;
@@ -36,7 +35,12 @@ export class SpanQueueWatch {
 
   /** How full the queue is: 1 when full, past 1 while spans wait for room. */
   get load(): number {
-    return (this.queued + this.waiting.length - this.head) / this.capacity;
+    return (this.ended - this.handed) / this.capacity;
+  }
+
+  /** Spans in the processor's queue: ended, neither handed on nor waiting. */
+  private get queued(): number {
+    return this.ended - this.handed - this.waitingSpans;
   }
 
   /** Spans waiting for room in the queue. */
@@ -48,7 +52,6 @@ export class SpanQueueWatch {
   exporter(inner: SpanExporter): SpanExporter {
     return {
       export: (spans: ReadableSpan[], done: (result: ExportResult) => void) => {
-        this.queued -= spans.length;
         this.handed += spans.length;
         inner.export(spans, done);
         if (this.waitingSpans > 0 && !this.refillDue) {
@@ -72,13 +75,13 @@ export class SpanQueueWatch {
       onStart: (span: Span, context: Context) => inner.onStart(span, context),
       onEnd: (span: ReadableSpan) => {
         if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0) {
+          const full = this.queued >= this.capacity || this.waitingSpans > 0;
           this.ended += 1;
-          if (this.queued >= this.capacity || this.waitingSpans > 0) {
+          if (full) {
             if (this.waiting.length === 0) this.onWait();
             this.waiting.push(span);
             return;
           }
-          this.queued += 1;
         }
         inner.onEnd(span);
       },
@@ -112,7 +115,6 @@ export class SpanQueueWatch {
     while (this.head < this.waiting.length && this.queued < this.capacity) {
       const span = this.waiting[this.head]!;
       this.head += 1;
-      this.queued += 1;
       inner.onEnd(span);
     }
     if (this.head === this.waiting.length) {
